@@ -1,0 +1,1 @@
+"""Citation verification engine."""
