@@ -1,0 +1,116 @@
+"""The engine's one exception tree.
+
+::
+
+    VerifierError
+    ├── ConfigError               bad settings or CLI usage (exit code 2)
+    ├── InputError                one input item cannot be read; the batch goes on
+    └── SourceError               one source could not answer; becomes a SourceResult value
+        ├── TransportError        raised by a Transport; lower-layer errors are mapped here
+        │   ├── RequestTimeout        no complete answer within the request timeout
+        │   ├── ConnectFailed         could not connect (refused, DNS, TLS)
+        │   └── ConnectionLost        connection reset or closed mid-answer
+        ├── RateLimited           429 (or the service's own throttling signal); retry_after
+        ├── ServerError           5xx after retries
+        ├── UnexpectedStatus      a status the adapter does not know how to read
+        ├── MalformedResponse     a body the adapter cannot parse (or an error inside a 200)
+        ├── CircuitOpen           the source failed repeatedly and is resting
+        └── DeadlineExceeded      the citation's deadline left no time to (re)try
+
+Source errors never escape the per-source fan-out: ``SourceRunner`` turns each into a
+``SourceResult`` whose status (``rate_limited``, ``timed_out`` or ``error``) says that the
+source could not be checked, which is never the same as "not found". Anything outside
+this tree is a bug and propagates.
+"""
+
+from __future__ import annotations
+
+from .models import SourceStatus
+
+
+class VerifierError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class ConfigError(VerifierError):
+    """Settings or command-line arguments that cannot work."""
+
+
+class InputError(VerifierError):
+    """One input item cannot be read. ``item`` names it (line number, key or id)."""
+
+    def __init__(self, item: str, message: str, text: str = "") -> None:
+        super().__init__(f"{item}: {message}")
+        self.item = item
+        self.message = message
+        self.text = text
+        """The item's text as far as it could be read (may be cut short)."""
+
+
+class SourceError(VerifierError):
+    """One source could not answer one request."""
+
+    status: SourceStatus = SourceStatus.ERROR
+    """How the failure is reported in the citation's ``sources`` map."""
+    requests: int = 0
+    """Requests sent before the failure was final (set by the source client)."""
+
+
+class TransportError(SourceError):
+    """A failure below HTTP semantics, raised by a ``Transport``."""
+
+
+class RequestTimeout(TransportError):
+    status = SourceStatus.TIMED_OUT
+
+
+class ConnectFailed(TransportError):
+    pass
+
+
+class ConnectionLost(TransportError):
+    pass
+
+
+class RateLimited(SourceError):
+    """The source said "too many requests". ``retry_after`` is in seconds, if it said."""
+
+    status = SourceStatus.RATE_LIMITED
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServerError(SourceError):
+    def __init__(self, message: str, http_status: int) -> None:
+        super().__init__(message)
+        self.http_status = http_status
+
+
+class UnexpectedStatus(SourceError):
+    def __init__(self, message: str, http_status: int) -> None:
+        super().__init__(message)
+        self.http_status = http_status
+
+
+class MalformedResponse(SourceError):
+    pass
+
+
+class CircuitOpen(SourceError):
+    """The source's breaker is open; ``cause_status`` is how its last failure was reported."""
+
+    def __init__(self, message: str, cause_status: SourceStatus = SourceStatus.ERROR) -> None:
+        super().__init__(message)
+        self.status = cause_status
+
+
+class DeadlineExceeded(SourceError):
+    """The citation's deadline ran out (or a wait would have crossed it)."""
+
+    status = SourceStatus.TIMED_OUT
+
+    def __init__(self, message: str, cause_status: SourceStatus = SourceStatus.TIMED_OUT) -> None:
+        super().__init__(message)
+        self.status = cause_status

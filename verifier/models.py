@@ -1,0 +1,224 @@
+"""The data the engine reads, passes around and reports.
+
+Every model is a frozen, slotted dataclass that ``orjson`` serialises directly
+(``orjson.dumps(report)``), so the JSONL output is the models themselves, not a copy of
+them kept in sync by hand. Enumerations are ``StrEnum`` so they serialise as their value.
+
+The flow is::
+
+    CitationInput --parse--> Citation --adapters--> WorkRecord(s)
+        --matching--> SourceResult (one per source) --verdict--> Report
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    """The verdict on one citation (see ``verifier.verdict``)."""
+
+    VERIFIED = "verified"
+    """At least two independent sources match the cited title and authorship."""
+    UNCONFIRMED = "unconfirmed"
+    """Exactly one source matches."""
+    NO_TRACE = "no_trace"
+    """Every applicable source answered and none matched. Never read as "fabricated"."""
+    INCONCLUSIVE = "inconclusive"
+    """No match, and at least one applicable source could not answer."""
+
+
+class SourceStatus(StrEnum):
+    """What one source said about one citation."""
+
+    MATCH = "match"
+    NO_MATCH = "no_match"
+    NOT_APPLICABLE = "not_applicable"
+    """The source has no way to look for this kind of citation."""
+    SKIPPED = "skipped"
+    """Not asked: disabled, missing a key, or not needed because the verdict was reached."""
+    RATE_LIMITED = "rate_limited"
+    TIMED_OUT = "timed_out"
+    ERROR = "error"
+
+    @property
+    def answered(self) -> bool:
+        """True when the source gave a usable answer (a match or a definite miss)."""
+        return self in (SourceStatus.MATCH, SourceStatus.NO_MATCH)
+
+    @property
+    def failed(self) -> bool:
+        """True when the source could not be checked: never to be read as "not found"."""
+        return self in (SourceStatus.RATE_LIMITED, SourceStatus.TIMED_OUT, SourceStatus.ERROR)
+
+
+class Retraction(StrEnum):
+    RETRACTED = "retracted"
+    CLEAN = "clean"
+    UNKNOWN = "unknown"
+
+
+class WorkType(StrEnum):
+    ARTICLE = "article"
+    BOOK = "book"
+    CHAPTER = "chapter"
+    PROCEEDINGS = "proceedings"
+    THESIS = "thesis"
+    REPORT = "report"
+    WEB = "web"
+    PREPRINT = "preprint"
+    OTHER = "other"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """One person or organisation. ``family`` is the surname, ``given`` the given names or
+    initials as written; a corporate author has only ``literal``."""
+
+    family: str = ""
+    given: str = ""
+    literal: str = ""
+
+    @property
+    def display(self) -> str:
+        if self.literal:
+            return self.literal
+        return f"{self.family}, {self.given}" if self.given else self.family
+
+
+@dataclass(frozen=True, slots=True)
+class Identifiers:
+    doi: str | None = None
+    isbn: tuple[str, ...] = ()
+    issn: tuple[str, ...] = ()
+    arxiv: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    url: str | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.doi or self.isbn or self.issn or self.arxiv or self.pmid or self.pmcid)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A citation as parsed from the text the user gave. Empty strings and ``None`` mean
+    "not given", never "given as empty"."""
+
+    authors: tuple[Author, ...] = ()
+    et_al: bool = False
+    """The cited author list ends in "et al." (it is truncated on purpose)."""
+    year: int | None = None
+    title: str = ""
+    container: str = ""
+    volume: str = ""
+    issue: str = ""
+    pages: str = ""
+    publisher: str = ""
+    editors: tuple[Author, ...] = ()
+    type: WorkType = WorkType.UNKNOWN
+    identifiers: Identifiers = field(default_factory=Identifiers)
+
+
+@dataclass(frozen=True, slots=True)
+class CitationInput:
+    """One item of the input, before parsing: its id, position and text as given.
+
+    ``fields`` carries structured fields when the input format had them (BibTeX, CSV ...);
+    they take precedence over what is parsed from ``text``.
+    """
+
+    id: str
+    index: int
+    text: str
+    fields: Citation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkRecord:
+    """A work as one source describes it."""
+
+    source: str
+    source_id: str
+    url: str
+    title: str
+    authors: tuple[Author, ...] = ()
+    year: int | None = None
+    container: str = ""
+    volume: str = ""
+    issue: str = ""
+    pages: str = ""
+    publisher: str = ""
+    editors: tuple[Author, ...] = ()
+    type: WorkType = WorkType.UNKNOWN
+    identifiers: Identifiers = field(default_factory=Identifiers)
+    retracted: bool | None = None
+    """True or False only where the source carries retraction data; None otherwise."""
+    notices: tuple[str, ...] = ()
+    """Update notices the source attaches (e.g. "correction", "expression_of_concern")."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchScores:
+    """How well one record fits the citation. Similarities are in [0, 1]."""
+
+    title: float
+    authors: float
+    """Share of the cited family names found in the record (1.0 when none were cited and
+    the title match is exact enough to stand alone)."""
+    year_delta: int | None
+    """Record year minus cited year, or None when either is unknown."""
+    title_match: bool
+    authors_match: bool
+
+    @property
+    def is_match(self) -> bool:
+        return self.title_match and self.authors_match
+
+
+@dataclass(frozen=True, slots=True)
+class SourceResult:
+    """One source's answer for one citation: a value, never an exception."""
+
+    status: SourceStatus
+    record: WorkRecord | None = None
+    """The best candidate the source returned (kept as evidence even when it is no match)."""
+    scores: MatchScores | None = None
+    requests: int = 0
+    """Requests sent to the network for this citation (cache hits excluded)."""
+    cached: bool = False
+    """True when every answer came from the cache."""
+    error: str | None = None
+    reason: str | None = None
+    """Why the source was skipped or not applicable, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    field: str
+    cited: str
+    found: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The verdict on one citation: one JSON line of the output."""
+
+    id: str
+    index: int
+    input: str
+    citation: Citation
+    status: Status
+    retraction: Retraction
+    flags: tuple[str, ...]
+    discrepancies: tuple[Discrepancy, ...]
+    corrected: WorkRecord | None
+    agreeing_sources: tuple[str, ...]
+    sources: dict[str, SourceResult]
+    elapsed_s: float
+    error: str | None = None
+    """Set when the item itself could not be checked (unreadable input): a per-item error
+    that does not stop the batch."""

@@ -1,0 +1,153 @@
+"""Per-source pacing and failure policy: the one place where limits and retries are set.
+
+The defaults are the services' published limits (see ``shared/docs/apis.md``), chosen by
+the identification the settings carry: a contact address moves Crossref and Open Library
+to their polite pools, a key moves a keyed service to its keyed pool.
+
+=================  ==============================  ==============================
+source             unidentified                    identified
+=================  ==============================  ==============================
+crossref           single 5/s, list 1/s, conc 1     mailto: single 10/s, list 3/s,
+                                                   conc 3; Plus token: 150/s
+openalex           100/s (tiny daily budget)       key: 100/s
+pubmed             3/s                             key: 10/s
+semanticscholar    1/s (shared pool, 429-prone)    key: 1/s
+openlibrary        1/s                             mailto in User-Agent: 3/s
+googlebooks        none (keyless calls get 429)    key: 1/s
+doaj               2/s, bursts of 5                same
+arxiv              1 per 3 s, one connection       same
+=================  ==============================  ==============================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from .settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class RateClass:
+    """``rate`` requests per ``period_s`` seconds, at most ``concurrency`` in flight."""
+
+    rate: float
+    period_s: float = 1.0
+    concurrency: int = 1
+
+    def __post_init__(self) -> None:
+        if self.rate <= 0 or self.period_s <= 0 or self.concurrency < 1:
+            raise ValueError(f"impossible rate class {self!r}")
+
+    @property
+    def per_second(self) -> float:
+        return self.rate / self.period_s
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePolicy:
+    """How the engine treats one source. Times are in seconds."""
+
+    classes: Mapping[str, RateClass]
+    """Rate classes by name; requests name theirs (``"single"``, ``"list"``)."""
+    max_concurrency: int
+    """In flight at once across all classes of the source."""
+    request_timeout_s: float = 20.0
+    source_budget_s: float = 60.0
+    """Most time one citation may spend on this source, retries included."""
+    max_attempts: int = 4
+    backoff_base_s: float = 0.5
+    backoff_cap_s: float = 8.0
+    default_pause_s: float = 2.0
+    """How long a 429 without Retry-After pauses the source."""
+    breaker_threshold: int = 5
+    """Consecutive failed requests that open the circuit breaker."""
+    breaker_cooldown_s: float = 30.0
+    pool: str = "public"
+    enabled: bool = True
+    disabled_reason: str | None = None
+
+    def rate_class(self, name: str) -> RateClass:
+        return self.classes.get(name) or next(iter(self.classes.values()))
+
+    def scaled(self, factor: float) -> SourcePolicy:
+        """Every limit sped up by ``factor`` (tests against a sped-up stand-in)."""
+        if factor == 1.0:
+            return self
+        classes = {
+            n: replace(c, period_s=c.period_s / factor) for n, c in self.classes.items()
+        }
+        return replace(
+            self,
+            classes=classes,
+            backoff_base_s=self.backoff_base_s / factor,
+            backoff_cap_s=self.backoff_cap_s / factor,
+            default_pause_s=self.default_pause_s / factor,
+            breaker_cooldown_s=self.breaker_cooldown_s / factor,
+        )
+
+
+def _one(rate: float, period_s: float = 1.0, concurrency: int = 1) -> dict[str, RateClass]:
+    rc = RateClass(rate, period_s, concurrency)
+    return {"single": rc, "list": rc}
+
+
+def default_policy(source: str, settings: Settings) -> SourcePolicy:
+    """The published limits for ``source`` in the pool the settings' identification buys."""
+    key = settings.key(source)
+    polite = settings.mailto is not None
+    if source == "crossref":
+        if key:
+            return SourcePolicy(_one(150, concurrency=10), max_concurrency=10, pool="plus")
+        if polite:
+            classes = {"single": RateClass(10, 1, 3), "list": RateClass(3, 1, 3)}
+            return SourcePolicy(classes, max_concurrency=3, pool="polite")
+        classes = {"single": RateClass(5, 1, 1), "list": RateClass(1, 1, 1)}
+        return SourcePolicy(classes, max_concurrency=1, pool="public")
+    if source == "openalex":
+        return SourcePolicy(_one(100, concurrency=10), max_concurrency=10,
+                            pool="keyed" if key else "keyless")
+    if source == "pubmed":
+        if key:
+            return SourcePolicy(_one(10, concurrency=10), max_concurrency=10, pool="keyed")
+        return SourcePolicy(_one(3, concurrency=3), max_concurrency=3, pool="keyless")
+    if source == "semanticscholar":
+        return SourcePolicy(_one(1, concurrency=1), max_concurrency=1,
+                            pool="keyed" if key else "shared")
+    if source == "openlibrary":
+        if polite:
+            return SourcePolicy(_one(3, concurrency=3), max_concurrency=3, pool="identified")
+        return SourcePolicy(_one(1, concurrency=1), max_concurrency=1, pool="anonymous")
+    if source == "googlebooks":
+        if key:
+            return SourcePolicy(_one(1, concurrency=1), max_concurrency=1, pool="keyed")
+        return SourcePolicy(_one(1, concurrency=1), max_concurrency=1, pool="keyless",
+                            enabled=False,
+                            disabled_reason="Google Books needs GOOGLE_BOOKS_API_KEY")
+    if source == "doaj":
+        return SourcePolicy(_one(2, concurrency=5), max_concurrency=5, pool="public")
+    if source == "arxiv":
+        return SourcePolicy(_one(1, period_s=3.0, concurrency=1), max_concurrency=1,
+                            pool="public", request_timeout_s=30.0)
+    raise ValueError(f"no policy for unknown source {source!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyTable:
+    """The policy of every source for one run (defaults, scaled, then overridden)."""
+
+    policies: Mapping[str, SourcePolicy] = field(default_factory=dict)
+
+    @classmethod
+    def for_settings(
+        cls, settings: Settings, overrides: Mapping[str, SourcePolicy] | None = None
+    ) -> PolicyTable:
+        from .settings import SOURCE_NAMES
+
+        policies = {s: default_policy(s, settings).scaled(settings.time_scale)
+                    for s in SOURCE_NAMES}
+        policies.update(overrides or {})
+        return cls(policies)
+
+    def __getitem__(self, source: str) -> SourcePolicy:
+        return self.policies[source]

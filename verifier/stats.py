@@ -1,0 +1,39 @@
+"""Live counters of one engine run, for progress display and summaries.
+
+The engine only increments; readers (the progress bar, benchmarks) take snapshots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class SourceStats:
+    requests: int = 0
+    """Requests sent to the network (every attempt counts)."""
+    cache_hits: int = 0
+    throttled: int = 0
+    """Answers that said "too many requests" (429 or the service's equivalent)."""
+    retries: int = 0
+    failures: int = 0
+    """Requests that ended in an error after their retries."""
+    paused: bool = False
+    """The source is resting now (after a 429, a spent budget or an open breaker)."""
+
+
+@dataclass(slots=True)
+class RunStats:
+    sources: dict[str, SourceStats] = field(default_factory=dict)
+    started: int = 0
+    finished: int = 0
+
+    def source(self, name: str) -> SourceStats:
+        stats = self.sources.get(name)
+        if stats is None:
+            stats = self.sources[name] = SourceStats()
+        return stats
+
+    @property
+    def requests(self) -> int:
+        return sum(s.requests for s in self.sources.values())
