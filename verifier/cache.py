@@ -1,0 +1,325 @@
+"""The disk cache of raw source responses: one async interface over one diskcache directory.
+
+Raw responses are cached, not parsed records, so a parser change never invalidates the
+cache. Each entry is stored as bytes, never as a pickle::
+
+    +---------------------+------------------------------------+----------+
+    | 4 bytes, big-endian | orjson header {"status": int,      | raw body |
+    | header length N     |  "headers": {str: str}} (N bytes)  |          |
+    +---------------------+------------------------------------+----------+
+
+Keys are ``f"v{format_version}:{source}:{request_key}"``: a change of this format bumps
+:data:`CACHE_FORMAT_VERSION`, so new code never reads old entries (they age out or are
+culled under the size limit); nothing is wiped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+import diskcache
+import orjson
+from diskcache.core import MODE_BINARY, MODE_RAW
+
+from .errors import ConfigError
+from .transport import HttpResponse
+
+__all__ = [
+    "CACHE_FORMAT_VERSION",
+    "CacheStats",
+    "ResponseCache",
+    "decode_response",
+    "encode_response",
+]
+
+CACHE_FORMAT_VERSION = 1
+"""Version of the stored entry layout; part of every key."""
+
+_LENGTH_BYTES = 4
+_T = TypeVar("_T")
+_log = logging.getLogger(__name__)
+
+# What a storage failure looks like from diskcache: SQLite errors, file errors, and its
+# own Timeout when the database stays locked (another process writing).
+_STORAGE_ERRORS = (sqlite3.Error, OSError, diskcache.Timeout)
+
+
+class _NotBytesEntry(Exception):
+    """An entry diskcache would have to unpickle or decode as text: never ours."""
+
+
+class _BytesOnlyDisk(diskcache.Disk):  # type: ignore[misc]  # diskcache ships no stubs
+    """Stores and returns ``bytes`` only; refuses to unpickle anything found on disk.
+
+    Small values stay in SQLite (``MODE_RAW``), large ones go to files (``MODE_BINARY``).
+    """
+
+    def store(self, value: object, read: bool, key: object = diskcache.UNKNOWN) -> Any:
+        if type(value) is not bytes or read:
+            raise TypeError(f"the response cache stores bytes only, not {type(value).__name__}")
+        return super().store(value, read, key=key)
+
+    def fetch(self, mode: int, filename: str | None, value: object, read: bool) -> Any:
+        if mode not in (MODE_RAW, MODE_BINARY) or read:
+            raise _NotBytesEntry(f"entry stored in mode {mode}")
+        return super().fetch(mode, filename, value, read)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """A snapshot of one :class:`ResponseCache`: the directory's totals and this instance's
+    counters since it was opened."""
+
+    entries: int
+    """Entries in the directory, all format versions, expired ones not yet culled included."""
+    volume_bytes: int
+    """Estimated disk use of the directory."""
+    hits: int
+    misses: int
+    """Absent or expired entries, plus corrupt ones and reads that hit a storage failure."""
+    stores: int
+    corrupt: int
+    """Entries that could not be decoded; each was deleted and read as a miss."""
+    storage_errors: int
+    """Reads and writes dropped because the storage failed (logged, never raised)."""
+
+
+def encode_response(response: HttpResponse) -> bytes:
+    """The stored form of ``response``: length prefix, orjson header, raw body."""
+    header = orjson.dumps({"status": response.status, "headers": dict(response.headers)})
+    return len(header).to_bytes(_LENGTH_BYTES, "big") + header + response.body
+
+
+def decode_response(value: object) -> HttpResponse:
+    """The inverse of :func:`encode_response`; ``ValueError`` for anything else."""
+    if type(value) is not bytes:
+        raise ValueError(f"entry is {type(value).__name__}, not bytes")
+    if len(value) < _LENGTH_BYTES:
+        raise ValueError("entry shorter than its length prefix")
+    end = _LENGTH_BYTES + int.from_bytes(value[:_LENGTH_BYTES], "big")
+    if end > len(value):
+        raise ValueError("header length runs past the end of the entry")
+    try:
+        header = orjson.loads(memoryview(value)[_LENGTH_BYTES:end])
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"header is not JSON: {exc}") from exc
+    if not isinstance(header, dict):
+        raise ValueError("header is not an object")
+    status = header.get("status")
+    headers = header.get("headers")
+    if type(status) is not int or not isinstance(headers, dict):
+        raise ValueError("header lacks an integer status or a headers object")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise ValueError("header names and values must be strings")
+    return HttpResponse(status=status, body=value[end:], headers=headers)
+
+
+class ResponseCache:
+    """Raw HTTP responses on disk, keyed by source and request, each with its own lifetime.
+
+    Contract:
+
+    - The cache stores what it is given for as long as it is told. It knows no policy:
+      the engine decides whether a response is stored and for how long (30 days for an
+      answer, 1 day for "not found"; transient errors, throttling and 5xx are never
+      stored). ``ttl_s`` must be a positive, finite number of seconds.
+    - ``get`` returns ``None`` on a miss, on an expired entry, and on an entry it cannot
+      decode (which it deletes). It never raises for what it finds on disk.
+    - The cache is an optimisation, never a source of truth: when the storage itself
+      fails (disk full, database locked for too long) a read is a miss and a write is
+      dropped, with a logged warning. Using the cache after :meth:`close` is a bug and
+      raises ``RuntimeError``; a bad directory at opening raises
+      :class:`~verifier.errors.ConfigError`.
+    - ``source`` must not contain ``":"`` (it delimits the key); ``request_key`` is
+      :meth:`HttpRequest.cache_key() <verifier.transport.HttpRequest.cache_key>`.
+    - Entries written under another ``format_version`` are invisible.
+
+    Every diskcache call runs on one worker thread owned by the instance, off the event
+    loop; diskcache keeps one SQLite connection per thread, so a single thread means one
+    connection, opened and closed on that thread. Several instances and processes may
+    share a directory (SQLite in WAL mode). The instance is not bound to an event loop.
+    """
+
+    __slots__ = (
+        "_cache",
+        "_closed",
+        "_corrupt",
+        "_directory",
+        "_executor",
+        "_format_version",
+        "_hits",
+        "_misses",
+        "_storage_errors",
+        "_stores",
+    )
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        size_limit_bytes: int = 2**30,
+        format_version: int = CACHE_FORMAT_VERSION,
+    ) -> None:
+        """Open (creating if needed) the cache in ``directory``.
+
+        ``size_limit_bytes`` caps the directory; past it the oldest-stored entries are
+        culled. ``format_version`` exists for tests and migrations; leave the default.
+        """
+        if size_limit_bytes <= 0:
+            raise ValueError(f"size_limit_bytes must be positive, not {size_limit_bytes}")
+        self._directory = Path(directory)
+        self._format_version = format_version
+        self._hits = self._misses = self._stores = self._corrupt = self._storage_errors = 0
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-cache")
+        self._closed = False
+        try:
+            self._cache: Any = self._executor.submit(self._open, size_limit_bytes).result()
+        except BaseException as exc:
+            self._closed = True
+            self._executor.shutdown(wait=True)
+            if isinstance(exc, _STORAGE_ERRORS):
+                raise ConfigError(
+                    f"cannot open the response cache at {self._directory}: {exc}"
+                ) from exc
+            raise
+
+    def _open(self, size_limit_bytes: int) -> Any:
+        self._directory.mkdir(parents=True, exist_ok=True)
+        return diskcache.Cache(
+            str(self._directory), disk=_BytesOnlyDisk, size_limit=size_limit_bytes
+        )
+
+    @property
+    def directory(self) -> Path:
+        """The cache's directory."""
+        return self._directory
+
+    @property
+    def format_version(self) -> int:
+        """The entry format this instance reads and writes (part of every key)."""
+        return self._format_version
+
+    def _key(self, source: str, request_key: str) -> str:
+        if not source or ":" in source:
+            raise ValueError(f"source name must be non-empty and free of ':', not {source!r}")
+        return f"v{self._format_version}:{source}:{request_key}"
+
+    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        if self._closed:
+            raise RuntimeError(f"{self!r} used after close()")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def _storage_failed(self, action: str, key: str, exc: BaseException) -> None:
+        self._storage_errors += 1
+        # One warning per instance; after that the counter in stats() tells the story.
+        level = logging.WARNING if self._storage_errors == 1 else logging.DEBUG
+        _log.log(level, "response cache %s: %s of %r failed: %r", self._directory, action, key, exc)
+
+    async def get(self, source: str, request_key: str) -> HttpResponse | None:
+        """The stored response for this request from ``source``, or ``None``."""
+        return await self._run(self._get_blocking, self._key(source, request_key))
+
+    def _get_blocking(self, key: str) -> HttpResponse | None:
+        try:
+            value = self._cache.get(key)
+        except _NotBytesEntry as exc:
+            self._discard(key, exc)
+            return None
+        except _STORAGE_ERRORS as exc:
+            self._storage_failed("read", key, exc)
+            self._misses += 1
+            return None
+        if value is None:
+            self._misses += 1
+            return None
+        try:
+            response = decode_response(value)
+        except ValueError as exc:
+            self._discard(key, exc)
+            return None
+        self._hits += 1
+        return response
+
+    def _discard(self, key: str, reason: Exception) -> None:
+        self._corrupt += 1
+        self._misses += 1
+        _log.warning(
+            "response cache %s: dropped undecodable entry %r: %s", self._directory, key, reason
+        )
+        try:
+            self._cache.delete(key)
+        except _STORAGE_ERRORS as exc:
+            self._storage_failed("delete", key, exc)
+
+    async def put(
+        self, source: str, request_key: str, response: HttpResponse, ttl_s: float
+    ) -> None:
+        """Store ``response`` for ``ttl_s`` seconds, replacing any entry under the same key."""
+        if not (math.isfinite(ttl_s) and ttl_s > 0):
+            raise ValueError(f"ttl_s must be a positive number of seconds, not {ttl_s}")
+        key = self._key(source, request_key)
+        await self._run(self._put_blocking, key, encode_response(response), ttl_s)
+
+    def _put_blocking(self, key: str, value: bytes, ttl_s: float) -> None:
+        try:
+            self._cache.set(key, value, expire=ttl_s)
+        except _STORAGE_ERRORS as exc:
+            self._storage_failed("write", key, exc)
+        else:
+            self._stores += 1
+
+    async def clear(self) -> None:
+        """Remove every entry in the directory, whatever its format version."""
+        await self._run(self._cache.clear)
+
+    async def stats(self) -> CacheStats:
+        """Directory totals and this instance's counters."""
+        entries, volume = await self._run(lambda: (len(self._cache), self._cache.volume()))
+        return CacheStats(
+            entries=entries,
+            volume_bytes=volume,
+            hits=self._hits,
+            misses=self._misses,
+            stores=self._stores,
+            corrupt=self._corrupt,
+            storage_errors=self._storage_errors,
+        )
+
+    def close(self) -> None:
+        """Finish pending writes, close the SQLite connection and the worker thread.
+
+        Idempotent. Blocks for as long as pending writes take (normally well under a
+        millisecond each).
+        """
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            # On the worker thread: that is where diskcache's connection lives.
+            self._executor.submit(self._cache.close).result()
+        finally:
+            self._executor.shutdown(wait=True)
+
+    async def __aenter__(self) -> ResponseCache:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<ResponseCache {str(self._directory)!r} v{self._format_version} {state}>"
