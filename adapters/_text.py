@@ -1,0 +1,127 @@
+"""Pure text helpers the adapters share: reading bodies and header values, cleaning
+display text, splitting person names, and DOI strings.
+
+Only display cleaning lives here. Normalisation for matching (case, accents,
+punctuation) belongs to ``verifier.normalize``, not to the adapters.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from verifier.errors import MalformedResponse
+from verifier.models import Author
+from verifier.transport import HttpResponse
+
+# A tag starts with a letter right after "<" (or "</"), so "p < 0.05" is left alone.
+_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+# MathML annotations repeat the formula as TeX: drop them with their content.
+_ANNOTATION = re.compile(r"<(mml:)?annotation(-xml)?\b[^>]*>.*?</(mml:)?annotation(-xml)?>", re.S)
+_RETRACTED_PREFIX = re.compile(r"^\s*retracted(?:\s+article)?\s*:\s*", re.I)
+_NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+# Surname particles kept with the family name ("Ludwig van Beethoven" -> "van Beethoven").
+_PARTICLES = frozenset(
+    "van von der den de del della di da du dos das la le ter ten zu bin ibn al el".split()
+)
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
+
+
+def json_body(response: HttpResponse, source: str) -> Any:
+    """The decoded JSON body, or ``MalformedResponse`` naming what came instead."""
+    try:
+        return orjson.loads(response.body)
+    except orjson.JSONDecodeError as exc:
+        kind = response.content_type or "no content type"
+        raise MalformedResponse(
+            f"{source}: HTTP {response.status} body is not JSON ({kind}): {exc}"
+        ) from exc
+
+
+def json_object(value: object) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (absent and null read alike)."""
+    return value if isinstance(value, dict) else {}
+
+
+def header_number(value: str | None) -> float | None:
+    """A numeric header value, or None when absent or unreadable."""
+    if value is None:
+        return None
+    try:
+        return float(value.strip())
+    except ValueError:
+        return None
+
+
+def clean_text(value: object) -> str:
+    """Display text without JATS/HTML/MathML markup, entities resolved, spaces collapsed.
+
+    Anything that is not a string reads as "".
+    """
+    if not isinstance(value, str):
+        return ""
+    text = _TAG.sub("", _ANNOTATION.sub("", value))
+    text = html.unescape(text)
+    text = _TAG.sub("", text)  # markup that arrived entity-escaped ("&lt;i&gt;")
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def strip_retracted_prefix(title: str) -> tuple[str, bool]:
+    """Remove a publisher's "RETRACTED:" / "RETRACTED ARTICLE:" title prefix.
+
+    Returns the title and whether the prefix was there.
+    """
+    stripped = _RETRACTED_PREFIX.sub("", title, count=1)
+    return stripped, stripped != title
+
+
+def split_person_name(name: str) -> Author | None:
+    """An ``Author`` from a name written as one string, or None for an empty name.
+
+    "Family, Given" is split at the comma; "Given Middle Family" takes the last word as
+    the family name, together with particles in front of it ("de", "van der"). A
+    trailing "Jr."/"III" is dropped.
+    """
+    name = " ".join(name.split())
+    if not name:
+        return None
+    if "," in name:
+        family, _, given = name.partition(",")
+        given_parts = [p for p in given.split(",") if p.strip().lower() not in _NAME_SUFFIXES]
+        return Author(family=family.strip(), given=" ".join(", ".join(given_parts).split()))
+    words = name.split(" ")
+    while len(words) > 1 and words[-1].lower() in _NAME_SUFFIXES:
+        words.pop()
+    start = len(words) - 1
+    # Keep at least one given name: in "Van Nguyen", "Van" is the given name.
+    while start > 1 and words[start - 1].lower() in _PARTICLES:
+        start -= 1
+    return Author(family=" ".join(words[start:]), given=" ".join(words[:start]))
+
+
+def bare_doi(value: object) -> str | None:
+    """A DOI without URL or "doi:" prefix, lower-cased (DOIs are case-insensitive)."""
+    if not isinstance(value, str):
+        return None
+    doi = _DOI_PREFIX.sub("", value.strip()).strip().lower()
+    return doi or None
+
+
+def doi_path(doi: str) -> str:
+    """A DOI as a URL path: "/" kept, characters unsafe in a path percent-encoded.
+
+    ";" is encoded too: Jetty (Crossref's server) cuts a path at a bare ";".
+    """
+    return quote(doi, safe="/()")
+
+
+def string_tuple(value: object) -> tuple[str, ...]:
+    """The non-empty strings of a JSON list (ISBNs, ISSNs), stripped; () for anything else."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())

@@ -1,0 +1,85 @@
+"""The contract every source adapter fulfils.
+
+An adapter knows one service's protocol and nothing else: how to ask it for a citation
+and how to read its answers. It never does I/O, never sleeps, never retries and never
+imports aiohttp. The engine gives it nothing but values:
+
+- :meth:`SourceAdapter.lookup_request` and :meth:`SourceAdapter.search_request` build
+  :class:`~verifier.transport.HttpRequest` values from a parsed citation (``None`` when
+  the citation gives the service nothing to go on);
+- :meth:`SourceAdapter.parse` turns one :class:`~verifier.transport.HttpResponse` into a
+  list of :class:`~verifier.models.WorkRecord` (empty means the service's own "not
+  found"), or raises :class:`~verifier.errors.MalformedResponse` /
+  :class:`~verifier.errors.UnexpectedStatus` when the answer cannot be read as either;
+- :meth:`SourceAdapter.rate_hint` reads rate-limit headers where the service sends them.
+
+Retries on 429/5xx, pacing, caching and timeouts happen once, in the engine
+(``verifier.source_client``), before ``parse`` sees a response: ``parse`` only ever
+gets responses the engine did not treat as transient failures.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+from verifier.models import Citation, WorkRecord
+from verifier.transport import HttpRequest, HttpResponse
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who the engine says it is, per the settings: contact address and this source's key."""
+
+    mailto: str | None = None
+    api_key: str | None = None
+    tool: str = "citation-verifier"
+
+
+@dataclass(frozen=True, slots=True)
+class RateHint:
+    """Rate information a service sent back in its headers.
+
+    ``limit`` requests per ``interval_s`` seconds and ``concurrency`` apply to the request
+    class ``request_class`` (None: every class). ``remaining == 0`` with ``reset_s`` means
+    a spent budget: the source should rest for ``reset_s`` seconds.
+    """
+
+    request_class: str | None = None
+    limit: float | None = None
+    interval_s: float | None = None
+    concurrency: int | None = None
+    remaining: float | None = None
+    reset_s: float | None = None
+    pool: str | None = None
+
+
+class SourceAdapter(ABC):
+    """One bibliographic service. Subclasses set ``name`` and implement the four hooks."""
+
+    name: ClassVar[str]
+    """Lower-case source name used on the CLI, in settings and in reports."""
+
+    @abstractmethod
+    def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        """A request that fetches the cited work by an identifier this service resolves
+        (DOI, PMID, arXiv id, ISBN), or None when the citation carries none."""
+
+    @abstractmethod
+    def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        """A bibliographic search for the citation, or None when there is too little to
+        search on (e.g. no title)."""
+
+    @abstractmethod
+    def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        """Records in the response, best first; ``[]`` for the service's "not found".
+
+        Raises ``MalformedResponse`` for a body that is neither records nor the service's
+        "not found" shape (including errors reported inside a 200), and
+        ``UnexpectedStatus`` for a status the service does not use for "not found".
+        """
+
+    def rate_hint(self, response: HttpResponse) -> RateHint | None:
+        """Rate-limit information in the response headers, if the service sends any."""
+        return None

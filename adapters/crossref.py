@@ -1,0 +1,301 @@
+"""Crossref REST API (https://api.crossref.org)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.transport import HttpRequest, HttpResponse
+
+from ._text import (
+    bare_doi,
+    clean_text,
+    doi_path,
+    header_number,
+    json_body,
+    json_object,
+    split_person_name,
+    string_tuple,
+    strip_retracted_prefix,
+)
+from .base import Identity, RateHint, SourceAdapter
+
+_SELECT = (
+    "DOI,title,subtitle,author,editor,issued,published,container-title,type,ISBN,ISSN,"
+    "volume,issue,page,publisher,update-to,updated-by,relation,score"
+)
+_SEARCH_ROWS = "5"
+_SEARCH_NAMES = 3
+"""Cited family names added to the search: enough to rank the right work first."""
+
+# DataCite DOIs (arXiv, Zenodo) are a 404 on /works/{doi}: a lookup would read as "no
+# such work" when Crossref simply does not hold it. Leave these to search.
+_NOT_CROSSREF_PREFIXES = ("10.48550/", "10.5281/")
+
+_DATE_FIELDS = ("issued", "published-print", "published-online", "published")
+_RETRACTION_UPDATES = frozenset({"retraction", "partial_retraction", "withdrawal", "removal"})
+_TYPES = {
+    "journal-article": WorkType.ARTICLE,
+    "book": WorkType.BOOK,
+    "monograph": WorkType.BOOK,
+    "edited-book": WorkType.BOOK,
+    "reference-book": WorkType.BOOK,
+    "book-set": WorkType.BOOK,
+    "book-chapter": WorkType.CHAPTER,
+    "book-section": WorkType.CHAPTER,
+    "book-part": WorkType.CHAPTER,
+    "reference-entry": WorkType.CHAPTER,
+    "proceedings-article": WorkType.PROCEEDINGS,
+    "proceedings": WorkType.PROCEEDINGS,
+    "posted-content": WorkType.PREPRINT,
+    "dissertation": WorkType.THESIS,
+    "report": WorkType.REPORT,
+    "report-component": WorkType.REPORT,
+}
+_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$", re.I)
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+class CrossrefAdapter(SourceAdapter):
+    """Crossref: DOI lookup on ``/works/{doi}``, reference search on ``/works``.
+
+    Service-specific:
+
+    - ``mailto`` (polite pool) travels as an identity parameter; a Metadata Plus token
+      goes in the ``Crossref-Plus-API-Token`` header.
+    - Search uses ``query.bibliographic``, the field Crossref meant for whole references.
+      It never answers "no" for real words: the top hit must be checked by the caller.
+    - An unknown DOI is a 404 with a ``text/plain`` body, which reads as ``[]``.
+    - Retractions (publisher and Retraction Watch) are ``updated-by`` entries on the
+      retracted work, so ``retracted`` is True or False; it is None only when the
+      request's ``select`` left ``updated-by`` out. A notice (an item with ``update-to``)
+      is never itself retracted.
+    - Rate headers state the single-record class's figures, even on list calls.
+    """
+
+    name = "crossref"
+
+    def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        doi = bare_doi(citation.identifiers.doi)
+        if doi is None or doi.startswith(_NOT_CROSSREF_PREFIXES):
+            return None
+        return HttpRequest(
+            path="/works/" + doi_path(doi),
+            request_class="single",
+            headers=_headers(identity),
+            identity_params=_identity_params(identity),
+        )
+
+    def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        title = " ".join(citation.title.split())
+        if not title:
+            return None
+        names = [a.family or a.literal for a in citation.authors if a.family or a.literal]
+        names = names[:_SEARCH_NAMES]
+        year = [str(citation.year)] if citation.year else []
+        params: list[tuple[str, str]] = [("query.bibliographic", " ".join([title, *names, *year]))]
+        if names:
+            params.append(("query.author", " ".join(names)))
+        params += [("rows", _SEARCH_ROWS), ("select", _SELECT)]
+        return HttpRequest(
+            path="/works",
+            params=tuple(params),
+            request_class="list",
+            headers=_headers(identity),
+            identity_params=_identity_params(identity),
+        )
+
+    def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        if response.status == 404 and request.path.startswith("/works/"):
+            if _is_plain_not_found(response):
+                return []
+        if response.status != 200:
+            raise UnexpectedStatus(
+                f"crossref: HTTP {response.status}{_error_detail(response)}", response.status
+            )
+        envelope = json_body(response, self.name)
+        if not isinstance(envelope, dict) or envelope.get("status") != "ok":
+            raise MalformedResponse(f"crossref: not an 'ok' envelope{_error_detail(response)}")
+        kind, message = envelope.get("message-type"), envelope.get("message")
+        if kind == "work" and isinstance(message, dict):
+            items: list[Any] = [message]
+        elif kind == "work-list" and isinstance(message, dict):
+            found = message.get("items")
+            if not isinstance(found, list):
+                raise MalformedResponse("crossref: work-list without an items list")
+            items = found
+        else:
+            raise MalformedResponse(f"crossref: unexpected message-type {kind!r}")
+        retraction_known = _selects(request, "updated-by")
+        return [self._record(item, retraction_known) for item in items]
+
+    def rate_hint(self, response: HttpResponse) -> RateHint | None:
+        # Plus responses have been seen spelling the limit "x-rate-limit".
+        limit = header_number(response.header("x-rate-limit-limit"))
+        if limit is None:
+            limit = header_number(response.header("x-rate-limit"))
+        interval = _interval_seconds(response.header("x-rate-limit-interval"))
+        concurrency = header_number(response.header("x-concurrency-limit"))
+        pool = response.header("x-api-pool") or None
+        if limit is None and interval is None and concurrency is None and pool is None:
+            return None
+        return RateHint(
+            request_class="single",
+            limit=limit,
+            interval_s=interval,
+            concurrency=int(concurrency) if concurrency else None,
+            pool=pool,
+        )
+
+    def _record(self, item: object, retraction_known: bool) -> WorkRecord:
+        if not isinstance(item, dict):
+            raise MalformedResponse("crossref: a work is not an object")
+        doi = bare_doi(item.get("DOI"))
+        if doi is None:
+            raise MalformedResponse("crossref: a work without a DOI")
+        title, prefixed = strip_retracted_prefix(_title(item))
+        retracted: bool | None
+        retracted, notices = _updates(item)
+        if item.get("update-to"):
+            retracted = False  # a notice about another work, not a retracted work
+        elif prefixed:
+            retracted = True
+        elif not retraction_known:
+            retracted = None
+        return WorkRecord(
+            source=self.name,
+            source_id=doi,
+            url=f"https://doi.org/{doi}",
+            title=title,
+            authors=_authors(item.get("author")),
+            year=_year(item),
+            container=clean_text(_first(item.get("container-title"))),
+            volume=clean_text(item.get("volume")),
+            issue=clean_text(item.get("issue")),
+            pages=clean_text(item.get("page")),
+            publisher=clean_text(item.get("publisher")),
+            type=_work_type(item.get("type")),
+            identifiers=Identifiers(
+                doi=doi, isbn=string_tuple(item.get("ISBN")), issn=string_tuple(item.get("ISSN"))
+            ),
+            retracted=retracted,
+            notices=notices,
+        )
+
+
+def _headers(identity: Identity) -> tuple[tuple[str, str], ...]:
+    if identity.api_key:
+        return (("Crossref-Plus-API-Token", f"Bearer {identity.api_key}"),)
+    return ()
+
+
+def _identity_params(identity: Identity) -> tuple[tuple[str, str], ...]:
+    return (("mailto", identity.mailto),) if identity.mailto else ()
+
+
+def _is_plain_not_found(response: HttpResponse) -> bool:
+    # Crossref's own "no such DOI" is plain text; a JSON 404 (e.g. a bad cursor) is not.
+    return response.content_type == "text/plain" or response.body.strip().startswith(
+        b"Resource not found"
+    )
+
+
+def _error_detail(response: HttpResponse) -> str:
+    """ " (type: message)" from a Crossref error envelope, or "" when there is none."""
+    if response.content_type != "application/json":
+        return ""
+    try:
+        envelope = json_body(response, "crossref")
+    except MalformedResponse:
+        return ""
+    messages = envelope.get("message") if isinstance(envelope, dict) else None
+    if isinstance(messages, list) and messages and isinstance(messages[0], dict):
+        first = messages[0]
+        return f" ({first.get('type', 'error')}: {first.get('message', '')})"
+    return ""
+
+
+def _selects(request: HttpRequest, field: str) -> bool:
+    """Whether answers to ``request`` carry ``field`` (every field when nothing is selected)."""
+    selected = [value for key, value in request.params if key == "select"]
+    return not selected or field in selected[-1].split(",")
+
+
+def _first(value: object) -> object:
+    if isinstance(value, list):
+        return next((v for v in value if isinstance(v, str) and v.strip()), "")
+    return value
+
+
+def _title(item: dict[str, Any]) -> str:
+    title = clean_text(_first(item.get("title")))
+    subtitle = clean_text(_first(item.get("subtitle")))
+    # Some publishers already put the subtitle into the title.
+    if not subtitle or subtitle.lower() in title.lower():
+        return title
+    if not title:
+        return subtitle
+    return f"{title} {subtitle}" if title[-1] in ":?!." else f"{title}: {subtitle}"
+
+
+def _authors(value: object) -> tuple[Author, ...]:
+    if not isinstance(value, list):
+        return ()
+    authors: list[Author] = []
+    for entry in value:
+        if not isinstance(entry, dict):
+            continue
+        family, given = clean_text(entry.get("family")), clean_text(entry.get("given"))
+        literal = clean_text(entry.get("name"))  # corporate authors have only "name"
+        if family:
+            authors.append(Author(family=family, given=given))
+        elif literal:
+            authors.append(Author(literal=literal))
+        elif given and (author := split_person_name(given)) is not None:
+            authors.append(author)
+    return tuple(authors)
+
+
+def _year(item: dict[str, Any]) -> int | None:
+    for field in _DATE_FIELDS:
+        parts = json_object(item.get(field)).get("date-parts")
+        # date-parts is [[Y, M, D]], [[Y]] or, rarely, [[null]].
+        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            year = parts[0][0]
+            if isinstance(year, int) and not isinstance(year, bool):
+                return year
+            if isinstance(year, str) and year.strip().isdigit():
+                return int(year)
+    return None
+
+
+def _work_type(value: object) -> WorkType:
+    if not isinstance(value, str) or not value:
+        return WorkType.UNKNOWN
+    return _TYPES.get(value.lower(), WorkType.OTHER)
+
+
+def _updates(item: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
+    """Whether an ``updated-by`` entry retracts the work, and the other update kinds."""
+    retracted = False
+    notices: list[str] = []
+    entries = item.get("updated-by")
+    for entry in entries if isinstance(entries, list) else ():
+        raw = entry.get("type") if isinstance(entry, dict) else None
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        kind = raw.strip().lower().replace("-", "_").replace(" ", "_")
+        if kind in _RETRACTION_UPDATES:
+            retracted = True
+        elif kind not in notices:
+            notices.append(kind)
+    return retracted, tuple(notices)
+
+
+def _interval_seconds(value: str | None) -> float | None:
+    match = _INTERVAL.match(value) if value else None
+    if match is None:
+        return None
+    return float(match.group(1)) * _UNIT_SECONDS[(match.group(2) or "s").lower()]

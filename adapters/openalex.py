@@ -1,0 +1,231 @@
+"""OpenAlex (https://api.openalex.org)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.transport import HttpRequest, HttpResponse
+
+from ._text import (
+    bare_doi,
+    clean_text,
+    doi_path,
+    header_number,
+    json_body,
+    json_object,
+    split_person_name,
+    string_tuple,
+    strip_retracted_prefix,
+)
+from .base import Identity, RateHint, SourceAdapter
+
+_SELECT = (
+    "id,doi,title,display_name,publication_year,publication_date,authorships,"
+    "primary_location,type,type_crossref,ids,biblio,is_retracted"
+)
+_PER_PAGE = "5"
+# A comma ends a filter value and "|" means OR, whatever the quoting; quotes would end
+# the quoted phrase and curly apostrophes have broken title search.
+_FILTER_UNSAFE = str.maketrans(
+    {",": " ", "|": " ", '"': None, "“": None, "”": None, "„": None, "‘": None, "’": None}
+)
+_TYPES = {
+    "article": WorkType.ARTICLE,
+    "review": WorkType.ARTICLE,
+    "letter": WorkType.ARTICLE,
+    "editorial": WorkType.ARTICLE,
+    "book": WorkType.BOOK,
+    "book-chapter": WorkType.CHAPTER,
+    "reference-entry": WorkType.CHAPTER,
+    "preprint": WorkType.PREPRINT,
+    "dissertation": WorkType.THESIS,
+    "report": WorkType.REPORT,
+}
+_PMID_PREFIX = "https://pubmed.ncbi.nlm.nih.gov/"
+_PMCID_PREFIX = "https://www.ncbi.nlm.nih.gov/pmc/articles/"
+
+
+class OpenAlexAdapter(SourceAdapter):
+    """OpenAlex: singleton lookup by DOI (or PMID), title search via ``title.search``.
+
+    Service-specific:
+
+    - Identification is an ``api_key`` parameter; ``mailto`` is retired and not sent.
+    - Singleton lookups are free; a ``title.search`` costs search credits from a daily
+      budget. The search has no year filter on purpose: OpenAlex years can be off by one.
+    - Commas, ``|`` and quotes are removed from the searched title: a comma splits a
+      filter value even inside quotes.
+    - An unknown id is a 404 with an HTML body, which reads as ``[]``.
+    - ``retracted`` is OpenAlex's ``is_retracted`` flag (Retraction Watch data).
+    - Rate headers count credits of a daily budget, not requests per second: only
+      ``remaining`` and ``reset_s`` are reported.
+    """
+
+    name = "openalex"
+
+    def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        ids = citation.identifiers
+        doi = bare_doi(ids.doi)
+        if doi is not None:
+            path = "/works/doi:" + doi_path(doi)
+        elif ids.pmid and ids.pmid.strip().isdigit():
+            path = "/works/pmid:" + quote(ids.pmid.strip(), safe="")
+        else:
+            return None
+        return HttpRequest(
+            path=path, request_class="single", identity_params=_identity_params(identity)
+        )
+
+    def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        title = " ".join(citation.title.translate(_FILTER_UNSAFE).split())
+        if not title:
+            return None
+        return HttpRequest(
+            path="/works",
+            params=(
+                ("filter", f'title.search:"{title}"'),
+                ("per_page", _PER_PAGE),
+                ("select", _SELECT),
+            ),
+            request_class="list",
+            identity_params=_identity_params(identity),
+        )
+
+    def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        if response.status == 404 and request.path.startswith("/works/"):
+            return []  # unknown id: an HTML "Not Found" page, not JSON
+        if response.status != 200:
+            raise UnexpectedStatus(
+                f"openalex: HTTP {response.status}{_error_detail(response)}", response.status
+            )
+        body = json_body(response, self.name)
+        if not isinstance(body, dict):
+            raise MalformedResponse("openalex: body is not a JSON object")
+        if "results" in body:
+            results = body["results"]
+            if not isinstance(results, list):
+                raise MalformedResponse("openalex: 'results' is not a list")
+            return [self._record(work) for work in results]
+        if "id" in body or "doi" in body:
+            return [self._record(body)]
+        raise MalformedResponse(f"openalex: neither a work nor a list{_error_detail(response)}")
+
+    def rate_hint(self, response: HttpResponse) -> RateHint | None:
+        remaining = header_number(response.header("x-ratelimit-remaining"))
+        reset = header_number(response.header("x-ratelimit-reset"))
+        if remaining is None and reset is None:
+            return None
+        required = header_number(response.header("x-ratelimit-credits-required"))
+        if remaining is not None and required is not None and remaining < required:
+            remaining = 0.0  # credits left, but fewer than a call costs: the budget is spent
+        # x-ratelimit-reset counts seconds to midnight UTC (not an epoch).
+        return RateHint(remaining=remaining, reset_s=reset)
+
+    def _record(self, work: object) -> WorkRecord:
+        if not isinstance(work, dict):
+            raise MalformedResponse("openalex: a work is not an object")
+        openalex_url = work.get("id") if isinstance(work.get("id"), str) else ""
+        ids = json_object(work.get("ids"))
+        doi = bare_doi(work.get("doi") or ids.get("doi"))
+        if not openalex_url and doi is None:
+            raise MalformedResponse("openalex: a work with neither id nor DOI")
+        title, prefixed = strip_retracted_prefix(
+            clean_text(work.get("title") or work.get("display_name"))
+        )
+        flag = work.get("is_retracted")
+        source = _source(work)
+        biblio = json_object(work.get("biblio"))
+        return WorkRecord(
+            source=self.name,
+            source_id=openalex_url.rsplit("/", 1)[-1] if openalex_url else doi or "",
+            url=openalex_url or f"https://doi.org/{doi}",
+            title=title,
+            authors=_authors(work.get("authorships")),
+            year=_year(work.get("publication_year")),
+            container=clean_text(source.get("display_name")),
+            volume=clean_text(biblio.get("volume")),
+            issue=clean_text(biblio.get("issue")),
+            pages=_pages(biblio.get("first_page"), biblio.get("last_page")),
+            type=_work_type(work.get("type"), work.get("type_crossref")),
+            identifiers=Identifiers(
+                doi=doi,
+                issn=string_tuple(source.get("issn")),
+                pmid=_strip_prefix(ids.get("pmid"), _PMID_PREFIX) or None,
+                pmcid=_pmcid(ids.get("pmcid")),
+            ),
+            retracted=True if prefixed else flag if isinstance(flag, bool) else None,
+        )
+
+
+def _identity_params(identity: Identity) -> tuple[tuple[str, str], ...]:
+    return (("api_key", identity.api_key),) if identity.api_key else ()
+
+
+def _error_detail(response: HttpResponse) -> str:
+    """ " (message)" from an OpenAlex JSON error body, or "" when there is none."""
+    if response.content_type != "application/json":
+        return ""
+    try:
+        body = json_body(response, "openalex")
+    except MalformedResponse:
+        return ""
+    if isinstance(body, dict) and ("error" in body or "message" in body):
+        return f" ({body.get('error', '')} {body.get('message', '')})".replace("( ", "(")
+    return ""
+
+
+def _source(work: dict[str, Any]) -> dict[str, Any]:
+    return json_object(json_object(work.get("primary_location")).get("source"))
+
+
+def _authors(value: object) -> tuple[Author, ...]:
+    if not isinstance(value, list):
+        return ()
+    authors: list[Author] = []
+    for authorship in value:
+        if not isinstance(authorship, dict):
+            continue
+        person = authorship.get("author")
+        name = clean_text(person.get("display_name")) if isinstance(person, dict) else ""
+        author = split_person_name(name or clean_text(authorship.get("raw_author_name")))
+        if author is not None:
+            authors.append(author)
+    return tuple(authors)
+
+
+def _year(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _pages(first: object, last: object) -> str:
+    first_page, last_page = clean_text(first), clean_text(last)
+    if first_page and last_page and first_page != last_page:
+        return f"{first_page}-{last_page}"
+    return first_page or last_page
+
+
+def _work_type(kind: object, crossref_kind: object) -> WorkType:
+    if not isinstance(kind, str) or not kind:
+        return WorkType.UNKNOWN
+    # OpenAlex files conference papers under "article"; Crossref's type tells them apart.
+    if kind == "article" and crossref_kind == "proceedings-article":
+        return WorkType.PROCEEDINGS
+    return _TYPES.get(kind, WorkType.OTHER)
+
+
+def _strip_prefix(value: object, prefix: str) -> str:
+    if not isinstance(value, str):
+        return ""
+    value = value.strip()
+    return value[len(prefix) :] if value.startswith(prefix) else value
+
+
+def _pmcid(value: object) -> str | None:
+    # OpenAlex gives the PMC URL with the bare number; the usual form is "PMC<number>".
+    number = _strip_prefix(value, _PMCID_PREFIX).rstrip("/")
+    if not number:
+        return None
+    return number if number.upper().startswith("PMC") else f"PMC{number}"
