@@ -1,0 +1,201 @@
+"""Per-source pacing state: rate classes, concurrency, pauses and the circuit breaker.
+
+One :class:`SourceGate` exists per source per engine, created inside the running loop
+(its limiters are bound to that loop). Every request to the source passes through
+:meth:`SourceGate.slot`, which waits, in order, for:
+
+1. the end of any pause of the whole source (a 429, a spent budget), or the breaker;
+2. a concurrency slot of the source and of the request's rate class;
+3. the class's rate token (requests are spaced evenly: no bursts above the rate).
+
+A wait that would cross the caller's deadline fails at once, so a citation never hangs
+on a source that cannot serve it in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from aiolimiter import AsyncLimiter
+
+from adapters.base import RateHint
+
+from .errors import CircuitOpen, DeadlineExceeded, SourceError
+from .models import SourceStatus
+from .policy import RateClass, SourcePolicy
+from .stats import SourceStats
+
+
+class ConcurrencyLimit:
+    """A semaphore whose limit can be lowered while in use (rate headers may ask for it)."""
+
+    __slots__ = ("_limit", "_in_use", "_changed")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"concurrency limit must be >= 1, got {limit}")
+        self._limit = limit
+        self._in_use = 0
+        self._changed = asyncio.Condition()
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    @property
+    def in_use(self) -> int:
+        return self._in_use
+
+    async def acquire(self) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self._in_use < self._limit)
+            self._in_use += 1
+
+    async def release(self) -> None:
+        async with self._changed:
+            self._in_use -= 1
+            self._changed.notify_all()
+
+    def lower_to(self, limit: int) -> None:
+        self._limit = max(1, min(self._limit, limit))
+
+    def __repr__(self) -> str:
+        return f"<ConcurrencyLimit {self._in_use}/{self._limit}>"
+
+
+def _spacing_limiter(rate_class: RateClass) -> AsyncLimiter:
+    # One token per interval: even spacing, so no window of period_s ever sees more than
+    # `rate` requests (a bucket of size `rate` would allow twice that across a boundary).
+    return AsyncLimiter(1, rate_class.period_s / rate_class.rate)
+
+
+class SourceGate:
+    """Pacing and health of one source, shared by every citation of the run."""
+
+    def __init__(self, name: str, policy: SourcePolicy, stats: SourceStats) -> None:
+        self.name = name
+        self.policy = policy
+        self.stats = stats
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._source_limit = ConcurrencyLimit(policy.max_concurrency)
+        self._class_limits = {n: ConcurrencyLimit(c.concurrency) for n, c in policy.classes.items()}
+        self._limiters = {n: _spacing_limiter(c) for n, c in policy.classes.items()}
+        self._rates = dict(policy.classes)
+        self._paused_until = 0.0
+        self._pause_cause = SourceStatus.RATE_LIMITED
+        self._consecutive_failures = 0
+        self._breaker_open_until = 0.0
+        self._breaker_cause = SourceStatus.ERROR
+
+    # -- waiting -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def slot(self, request_class: str, deadline: float) -> AsyncIterator[None]:
+        """Hold a send slot for one request of ``request_class``; raises a SourceError
+        (``CircuitOpen``, ``DeadlineExceeded``) instead of waiting past ``deadline``."""
+        name = request_class if request_class in self._limiters else next(iter(self._limiters))
+        await self._wait_for_pause(deadline)
+        try:
+            async with asyncio.timeout_at(deadline):
+                await self._source_limit.acquire()
+        except TimeoutError:
+            raise DeadlineExceeded(f"{self.name}: no free slot before the deadline") from None
+        try:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await self._class_limits[name].acquire()
+            except TimeoutError:
+                raise DeadlineExceeded(f"{self.name}: no free slot before the deadline") from None
+            try:
+                while True:
+                    limiter = self._limiters[name]
+                    try:
+                        async with asyncio.timeout_at(deadline):
+                            await limiter.acquire()
+                    except TimeoutError:
+                        raise DeadlineExceeded(
+                            f"{self.name}: rate limit leaves no time before the deadline"
+                        ) from None
+                    # While we queued, a 429 may have paused the source, or rate headers
+                    # may have slowed it down: then queue again under the new terms.
+                    if self._loop.time() < self._paused_until:
+                        await self._wait_for_pause(deadline)
+                    elif limiter is self._limiters[name]:
+                        break
+                yield
+            finally:
+                await self._class_limits[name].release()
+        finally:
+            await self._source_limit.release()
+
+    async def _wait_for_pause(self, deadline: float) -> None:
+        now = self._loop.time()
+        if now < self._breaker_open_until:
+            raise CircuitOpen(
+                f"{self.name}: circuit open for {self._breaker_open_until - now:.1f}s more "
+                f"after {self.policy.breaker_threshold} failures in a row",
+                self._breaker_cause,
+            )
+        if now < self._paused_until:
+            if self._paused_until > deadline:
+                raise DeadlineExceeded(
+                    f"{self.name}: paused for {self._paused_until - now:.1f}s, past the deadline",
+                    self._pause_cause,
+                )
+            self.stats.paused = True
+            # Another 429 may extend the pause while we sleep: sleep again until it ends.
+            while (now := self._loop.time()) < self._paused_until:  # noqa: ASYNC110
+                await asyncio.sleep(self._paused_until - now)
+            self.stats.paused = False
+
+    # -- what answers teach us -------------------------------------------------------------
+
+    def pause(self, seconds: float, cause: SourceStatus = SourceStatus.RATE_LIMITED) -> None:
+        """Stop every request to the source for ``seconds`` (from now)."""
+        until = self._loop.time() + max(0.0, seconds)
+        if until > self._paused_until:
+            self._paused_until = until
+            self._pause_cause = cause
+
+    def paused_for(self) -> float:
+        return max(0.0, self._paused_until - self._loop.time())
+
+    def record_success(self) -> None:
+        self._consecutive_failures = 0
+
+    def record_failure(self, error: SourceError) -> None:
+        self._consecutive_failures += 1
+        if self._consecutive_failures >= self.policy.breaker_threshold:
+            self._breaker_open_until = self._loop.time() + self.policy.breaker_cooldown_s
+            self._breaker_cause = error.status
+            # Half-open after the cooldown: the next failure re-opens it at once.
+            self._consecutive_failures = self.policy.breaker_threshold - 1
+
+    def apply_hint(self, hint: RateHint) -> None:
+        """Slow down to what the service says it allows; never speed up past the policy."""
+        targets = [hint.request_class] if hint.request_class else list(self._limiters)
+        for name in targets:
+            if name not in self._limiters:
+                continue
+            current = self._rates[name]
+            if hint.limit and hint.interval_s:
+                advertised = hint.limit / hint.interval_s
+                if advertised < current.per_second:
+                    self._rates[name] = RateClass(hint.limit, hint.interval_s, current.concurrency)
+                    self._limiters[name] = _spacing_limiter(self._rates[name])
+            if hint.concurrency:
+                self._class_limits[name].lower_to(hint.concurrency)
+        if hint.remaining is not None and hint.remaining <= 0 and hint.reset_s:
+            self.pause(hint.reset_s)
+
+    def rate_of(self, request_class: str) -> RateClass:
+        return self._rates.get(request_class) or next(iter(self._rates.values()))
+
+    def __repr__(self) -> str:
+        return (
+            f"<SourceGate {self.name} {self._source_limit!r} "
+            f"paused_for={self.paused_for():.1f}s failures={self._consecutive_failures}>"
+        )

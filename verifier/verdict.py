@@ -1,0 +1,109 @@
+"""The agreement rule and everything else the report concludes from the sources' answers.
+
+- ``verified``: at least :data:`AGREEMENT` independent sources match title and authorship;
+- ``unconfirmed``: exactly one does;
+- ``no_trace``: no source matches and every applicable source answered;
+- ``inconclusive``: no source matches and at least one applicable source could not answer
+  (throttled, timed out, down, unreadable). A failed source is never read as a miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .models import (
+    Citation,
+    Discrepancy,
+    Retraction,
+    SourceResult,
+    SourceStatus,
+    Status,
+    WorkRecord,
+)
+from .normalize import normalize_title
+
+AGREEMENT = 2
+"""Independent matching sources needed to call a citation verified."""
+
+AUTHORITY: tuple[str, ...] = ("crossref", "pubmed", "openalex", "semanticscholar",
+                              "doaj", "arxiv", "openlibrary", "googlebooks")
+"""Whose record is shown as the corrected citation when several match."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    status: Status
+    agreeing: tuple[str, ...]
+
+
+def matching_sources(results: Mapping[str, SourceResult]) -> tuple[str, ...]:
+    return tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
+
+
+def agreement_reached(results: Mapping[str, SourceResult]) -> bool:
+    return len(matching_sources(results)) >= AGREEMENT
+
+
+def decide(results: Mapping[str, SourceResult]) -> Verdict:
+    agreeing = matching_sources(results)
+    if len(agreeing) >= AGREEMENT:
+        return Verdict(Status.VERIFIED, agreeing)
+    if agreeing:
+        return Verdict(Status.UNCONFIRMED, agreeing)
+    if any(r.status.failed for r in results.values()):
+        return Verdict(Status.INCONCLUSIVE, ())
+    return Verdict(Status.NO_TRACE, ())
+
+
+def retraction_status(results: Mapping[str, SourceResult], agreeing: tuple[str, ...]) -> Retraction:
+    """``retracted`` if any matching source says so; ``clean`` only when a matching source
+    that carries retraction data says not; ``unknown`` otherwise."""
+    records = [results[s].record for s in agreeing]
+    said = [r.retracted for r in records if r is not None]
+    if any(v is True for v in said):
+        return Retraction.RETRACTED
+    if any(v is False for v in said):
+        return Retraction.CLEAN
+    return Retraction.UNKNOWN
+
+
+def corrected_record(
+    results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
+) -> WorkRecord | None:
+    for source in sorted(agreeing, key=lambda s: AUTHORITY.index(s) if s in AUTHORITY else 99):
+        record = results[source].record
+        if record is not None:
+            return record
+    return None
+
+
+def _differs(cited: str, found: str) -> bool:
+    return bool(cited and found) and normalize_title(cited) != normalize_title(found)
+
+
+def discrepancies(
+    citation: Citation, results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
+) -> tuple[Discrepancy, ...]:
+    """Each cited field that differs from what the matching sources say, with who says so."""
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for source in agreeing:
+        record = results[source].record
+        if record is None:
+            continue
+        pairs = [
+            ("title", citation.title, record.title),
+            ("container", citation.container, record.container),
+            ("volume", citation.volume, record.volume),
+            ("issue", citation.issue, record.issue),
+            ("pages", citation.pages, record.pages),
+        ]
+        if citation.year is not None and record.year is not None:
+            pairs.append(("year", str(citation.year), str(record.year)))
+        for name, cited, value in pairs:
+            if _differs(cited, value):
+                found.setdefault((name, cited, value), []).append(source)
+    return tuple(
+        Discrepancy(field=name, cited=cited, found=value, sources=tuple(sources))
+        for (name, cited, value), sources in found.items()
+    )
