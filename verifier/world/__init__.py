@@ -1,0 +1,73 @@
+"""An offline stand-in ("world") for the bibliographic services the engine queries.
+
+A local aiohttp server on loopback speaks each service's real protocol (same paths,
+parameters, JSON shapes and "not found" shapes, rate headers) over a corpus of works, so
+the engine runs unchanged against it by pointing its base URLs at the world:
+
+- :mod:`~verifier.world.corpus` — the corpus format and each source's rendered view;
+- :mod:`~verifier.world.crossref`, :mod:`~verifier.world.openalex` — one module of
+  routes per service;
+- :mod:`~verifier.world.server` — mounts every service under ``/<source>``, keeps the
+  request log, and serves it (:func:`serve_world`).
+
+This version serves Crossref and OpenAlex.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from .corpus import (
+    Clause,
+    Corpus,
+    CorpusError,
+    Hit,
+    Person,
+    RenderedWork,
+    Rendering,
+    Retraction,
+    SourceView,
+    Work,
+)
+
+if TYPE_CHECKING:
+    from .server import (
+        REQUEST_LOG,
+        SERVICES,
+        RequestLogEntry,
+        WorldHandle,
+        create_app,
+        serve_world,
+    )
+
+_SERVER_NAMES = frozenset(
+    {"REQUEST_LOG", "SERVICES", "RequestLogEntry", "WorldHandle", "create_app", "serve_world"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    # The server module loads on first use, so `python -m verifier.world.server` does not
+    # find itself already imported by the package.
+    if name in _SERVER_NAMES:
+        from . import server
+
+        return getattr(server, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "REQUEST_LOG",
+    "SERVICES",
+    "Clause",
+    "Corpus",
+    "CorpusError",
+    "Hit",
+    "Person",
+    "RenderedWork",
+    "Rendering",
+    "RequestLogEntry",
+    "Retraction",
+    "SourceView",
+    "Work",
+    "WorldHandle",
+    "create_app",
+    "serve_world",
+]

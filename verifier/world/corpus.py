@@ -1,0 +1,612 @@
+"""The world's corpus: the works the stand-in services know, and how each one shows them.
+
+A corpus is a JSON Lines file, one work per line (the format is documented in
+``fixtures/world/README.md``). Each work names the sources that hold it in ``"sources"``;
+the per-source object holds *rendering options* that make that source show the work the
+way real services do (lower-cased title, dropped subtitle, initials only, a truncated
+author list, a year off by one, no DOI). :class:`SourceView` is one source's view of the
+corpus: its rendered records, a case-insensitive DOI index and a small relevance search.
+
+Forward compatibility: unknown top-level keys of a work and unknown rendering options are
+kept (``Work.extra``, ``Rendering.extra``) rather than rejected, and any source name is
+accepted in ``"sources"``, so a corpus written for a later world still loads here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+WORK_TYPES: frozenset[str] = frozenset(
+    {"article", "book", "chapter", "proceedings", "thesis", "report", "web", "preprint", "other"}
+)
+TITLE_CASES: frozenset[str] = frozenset({"lower", "upper", "title", "sentence"})
+DOI_REQUIRED_SOURCES: frozenset[str] = frozenset({"crossref"})
+"""Sources that only hold works with a DOI (every Crossref record is a DOI)."""
+SEARCH_FIELDS: frozenset[str] = frozenset(
+    {"title", "author", "editor", "year", "container", "publisher"}
+)
+
+_KNOWN_WORK_KEYS = frozenset(
+    {
+        "id", "type", "title", "subtitle", "authors", "year", "container", "editors",
+        "volume", "issue", "pages", "publisher", "doi", "isbn", "issn", "retracted",
+        "retraction", "doi_agency", "sources",
+    }
+)
+_KNOWN_OPTIONS = frozenset(
+    {"id", "title_case", "drop_subtitle", "initials", "max_authors", "year_offset", "omit_doi"}
+)
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_ISSN = re.compile(r"^\d{4}-\d{3}[\dX]$")
+_ISBN = re.compile(r"^(\d{9}[\dX]|\d{13})$")
+_TAG = re.compile(r"<[^>]+>")
+_TOKEN = re.compile(r"[^\W_]+")
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "but", "by", "for", "in", "nor", "of", "on", "or",
+     "the", "to", "with"}
+)
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be read: ``line`` is the 1-based line at fault (None when the
+    fault is not on one line), ``origin`` the file (or ``"<corpus>"``)."""
+
+    def __init__(self, message: str, *, line: int | None = None, origin: str = "<corpus>") -> None:
+        self.line = line
+        self.origin = origin
+        self.reason = message
+        where = f"{origin}:{line}" if line is not None else origin
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """An author or editor: ``family`` and ``given`` for a person, ``literal`` alone for an
+    organisation ("Open Science Collaboration")."""
+
+    family: str | None = None
+    given: str | None = None
+    literal: str | None = None
+
+    @property
+    def display(self) -> str:
+        """Name in reading order: "James D. Watson", or the literal name."""
+        if self.literal:
+            return self.literal
+        return " ".join(p for p in (self.given, self.family) if p)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """How one source shows a work (the per-source object of ``"sources"``)."""
+
+    source_id: str | None = None
+    """The source's own id for the work (``"id"``, e.g. an OpenAlex ``W…``); derived when
+    absent."""
+    title_case: str | None = None
+    """``lower``, ``upper``, ``title``, ``sentence`` or None (as in the corpus)."""
+    drop_subtitle: bool = False
+    initials: bool = False
+    """Given names reduced to initials ("James Dewey" -> "J. D.")."""
+    max_authors: int | None = None
+    """Only the first ``max_authors`` authors are shown."""
+    year_offset: int = 0
+    """Added to the year (OpenAlex and Crossref often differ by one)."""
+    omit_doi: bool = False
+    """The source does not know the DOI: it is not shown and DOI lookups miss."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Options this world does not know (kept for later worlds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """The retraction notice of a retracted work, where the corpus gives it."""
+
+    doi: str | None = None
+    year: int | None = None
+    source: str = "publisher"
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """One work as it really is (the ground truth the sources render)."""
+
+    id: str
+    type: str
+    title: str
+    subtitle: str | None = None
+    authors: tuple[Person, ...] = ()
+    year: int | None = None
+    container: str | None = None
+    editors: tuple[Person, ...] = ()
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    doi: str | None = None
+    isbn: tuple[str, ...] = ()
+    issn: tuple[str, ...] = ()
+    retracted: bool = False
+    retraction: Retraction | None = None
+    doi_agency: str | None = None
+    """Registration agency of the DOI; default ``crossref`` when Crossref holds the work."""
+    sources: Mapping[str, Rendering] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Top-level keys this world does not know (kept for later worlds)."""
+    line: int | None = None
+    """The corpus line the work came from (for messages)."""
+
+    @property
+    def full_title(self) -> str:
+        return f"{self.title}: {self.subtitle}" if self.subtitle else self.title
+
+    @property
+    def agency(self) -> str | None:
+        """The DOI's registration agency, or None when the work has no DOI."""
+        if self.doi is None:
+            return None
+        if self.doi_agency:
+            return self.doi_agency
+        return "crossref" if "crossref" in self.sources else None
+
+    def rendered(self, source: str) -> RenderedWork | None:
+        """The work as ``source`` shows it, or None when the source does not hold it."""
+        options = self.sources.get(source)
+        return None if options is None else render(self, source, options)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedWork:
+    """A work as one source shows it: the fields rendering options change, plus the work
+    itself for everything they do not."""
+
+    work: Work
+    source: str
+    source_id: str
+    title: str
+    subtitle: str | None
+    authors: tuple[Person, ...]
+    year: int | None
+    doi: str | None
+
+    @property
+    def full_title(self) -> str:
+        return f"{self.title}: {self.subtitle}" if self.subtitle else self.title
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    record: RenderedWork
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One part of a query: ``text`` is matched against the union of ``fields``
+    (a subset of :data:`SEARCH_FIELDS`). Tokens within a clause are OR-ed."""
+
+    fields: frozenset[str]
+    text: str
+
+    def __post_init__(self) -> None:
+        unknown = self.fields - SEARCH_FIELDS
+        if unknown or not self.fields:
+            raise ValueError(f"unknown search fields {sorted(unknown)} (known: "
+                             f"{sorted(SEARCH_FIELDS)})")
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def tokens(text: str) -> list[str]:
+    """Search tokens: markup stripped, accents folded, case-folded, split on non-letters."""
+    text = unicodedata.normalize("NFKD", _TAG.sub(" ", text))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return _TOKEN.findall(text.casefold())
+
+
+def apply_case(text: str, case: str | None) -> str:
+    if case is None:
+        return text
+    if case == "lower":
+        return text.lower()
+    if case == "upper":
+        return text.upper()
+    if case == "sentence":
+        return text[:1].upper() + text[1:].lower()
+    words = text.split(" ")
+    out = []
+    for i, word in enumerate(words):
+        # Small words stay lower inside a title, as style guides (and publishers) do.
+        if i and word.lower() in _SMALL_WORDS:
+            out.append(word.lower())
+        else:
+            out.append(word[:1].upper() + word[1:])
+    return " ".join(out)
+
+
+def initials(given: str) -> str:
+    """"James Dewey" -> "J. D.", "Jean-Paul" -> "J.-P.", "F. H. C." unchanged."""
+    parts = []
+    for name in given.split():
+        pieces = [p for p in name.split("-") if p]
+        parts.append("-".join(f"{p[0]}." for p in pieces))
+    return " ".join(parts)
+
+
+def render(work: Work, source: str, options: Rendering) -> RenderedWork:
+    """Apply a source's rendering options to a work."""
+    authors = work.authors
+    if options.initials:
+        authors = tuple(
+            Person(p.family, initials(p.given), None) if p.given else p for p in authors
+        )
+    if options.max_authors is not None:
+        authors = authors[: options.max_authors]
+    subtitle = None if options.drop_subtitle else work.subtitle
+    return RenderedWork(
+        work=work,
+        source=source,
+        source_id=options.source_id or derived_id(source, work.id),
+        title=apply_case(work.title, options.title_case),
+        subtitle=apply_case(subtitle, options.title_case) if subtitle else None,
+        authors=authors,
+        year=None if work.year is None else work.year + options.year_offset,
+        doi=None if options.omit_doi else work.doi,
+    )
+
+
+def derived_id(source: str, work_id: str) -> str:
+    """A stable source id for a work whose rendering gives none (10 digits from a hash,
+    so ids survive reordering the corpus)."""
+    digest = hashlib.sha256(f"{source}\0{work_id}".encode()).digest()
+    return str(int.from_bytes(digest[:8], "big") % 10**10).rjust(10, "0")
+
+
+# ----------------------------------------------------------------------------- search
+
+
+class SourceView:
+    """One source's view of the corpus: its records, DOI and id lookups, and search.
+
+    Search ranks by token overlap weighted by inverse document frequency, times a
+    coverage factor that prefers records whose searched text the query covers (so the
+    exact title outranks a longer title containing it). A query with any token the
+    records hold returns hits, like the real engines; only unknown words return none.
+    """
+
+    __slots__ = ("_by_doi", "_by_id", "_fields", "_idf", "name", "records")
+
+    def __init__(self, name: str, records: Iterable[RenderedWork]) -> None:
+        self.name = name
+        self.records: tuple[RenderedWork, ...] = tuple(records)
+        self._by_doi = {r.doi.lower(): r for r in self.records if r.doi}
+        self._by_id = {r.source_id.lower(): r for r in self.records}
+        self._fields = [_field_tokens(r) for r in self.records]
+        df: dict[str, int] = {}
+        for fields in self._fields:
+            for tok in frozenset[str]().union(*fields.values()):
+                df[tok] = df.get(tok, 0) + 1
+        n = len(self.records)
+        self._idf = {tok: math.log(1.0 + n / count) for tok, count in df.items()}
+
+    def __repr__(self) -> str:
+        return f"SourceView({self.name!r}, {len(self.records)} records)"
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def by_doi(self, doi: str) -> RenderedWork | None:
+        """The record with this DOI (case-insensitive), if the source knows the DOI."""
+        return self._by_doi.get(doi.strip().lower())
+
+    def by_source_id(self, source_id: str) -> RenderedWork | None:
+        return self._by_id.get(source_id.strip().lower())
+
+    def search(
+        self,
+        clauses: Sequence[Clause],
+        where: Callable[[RenderedWork], bool] | None = None,
+    ) -> list[Hit]:
+        """Every record matching all ``clauses`` (and ``where``), best first.
+
+        With no clauses every record passing ``where`` is returned, score 0, in corpus
+        order. Ties are broken by corpus order, so results are deterministic.
+        """
+        hits: list[tuple[float, int, RenderedWork]] = []
+        for index, (record, fields) in enumerate(zip(self.records, self._fields, strict=True)):
+            if where is not None and not where(record):
+                continue
+            total = 0.0
+            for clause in clauses:
+                score = self._clause_score(clause, fields)
+                if score <= 0.0:
+                    break  # clauses are AND-ed, as Crossref field queries and OpenAlex filters
+                total += score
+            else:
+                hits.append((total, index, record))
+        hits.sort(key=lambda h: (-h[0], h[1]))
+        return [Hit(record, score) for score, _, record in hits]
+
+    def _clause_score(self, clause: Clause, fields: Mapping[str, frozenset[str]]) -> float:
+        doc = frozenset[str]().union(*(fields[f] for f in clause.fields))
+        matched = set(tokens(clause.text)) & doc
+        if not matched:
+            return 0.0
+        q_weight = sum(self._idf[t] for t in matched)
+        d_weight = sum(self._idf[t] for t in doc)
+        return q_weight * (0.5 + 0.5 * q_weight / d_weight)
+
+
+def _person_tokens(people: Iterable[Person]) -> frozenset[str]:
+    out: set[str] = set()
+    for p in people:
+        out.update(tokens(" ".join(x for x in (p.given, p.family, p.literal) if x)))
+    return frozenset(out)
+
+
+def _field_tokens(record: RenderedWork) -> dict[str, frozenset[str]]:
+    work = record.work
+    return {
+        "title": frozenset(tokens(record.full_title)),
+        "author": _person_tokens(record.authors),
+        "editor": _person_tokens(work.editors),
+        "year": frozenset([str(record.year)] if record.year is not None else []),
+        "container": frozenset(tokens(work.container or "")),
+        "publisher": frozenset(tokens(work.publisher or "")),
+    }
+
+
+# ----------------------------------------------------------------------------- corpus
+
+
+class Corpus:
+    """An immutable set of works with a :class:`SourceView` per source."""
+
+    __slots__ = ("_by_id", "_views", "origin", "works")
+
+    def __init__(self, works: Iterable[Work], *, origin: str = "<corpus>") -> None:
+        self.origin = origin
+        self.works: tuple[Work, ...] = tuple(works)
+        self._by_id: dict[str, Work] = {}
+        for work in self.works:
+            first = self._by_id.get(work.id)
+            if first is not None:
+                raise CorpusError(
+                    f"duplicate id {work.id!r} (first on line {first.line})",
+                    line=work.line, origin=origin,
+                )
+            self._by_id[work.id] = work
+        names = sorted({name for work in self.works for name in work.sources})
+        self._views = {name: self._build_view(name) for name in names}
+
+    @classmethod
+    def load(cls, path: str | Path) -> Corpus:
+        """Read a JSON Lines corpus file. Raises :class:`CorpusError` naming the line."""
+        path = Path(path)
+        with path.open(encoding="utf-8") as fh:
+            return cls.from_lines(fh, origin=str(path))
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], *, origin: str = "<corpus>") -> Corpus:
+        """Parse JSON Lines (blank lines skipped). Raises :class:`CorpusError`."""
+        works = []
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                works.append(parse_work(line, line_number=number, origin=origin))
+        return cls(works, origin=origin)
+
+    def __repr__(self) -> str:
+        return f"Corpus({self.origin!r}, {len(self.works)} works, sources={sorted(self._views)})"
+
+    def __len__(self) -> int:
+        return len(self.works)
+
+    def __iter__(self) -> Iterator[Work]:
+        return iter(self.works)
+
+    def get(self, work_id: str) -> Work:
+        """The work with this corpus id (KeyError if none)."""
+        return self._by_id[work_id]
+
+    @property
+    def source_names(self) -> tuple[str, ...]:
+        """Names of the sources holding at least one work, sorted."""
+        return tuple(self._views)
+
+    def source(self, name: str) -> SourceView:
+        """The view of source ``name`` (empty when no work is in it)."""
+        view = self._views.get(name)
+        return view if view is not None else SourceView(name, ())
+
+    def find_doi(self, doi: str) -> Work | None:
+        """The work with this DOI in any source or none (case-insensitive)."""
+        wanted = doi.strip().lower()
+        return next((w for w in self.works if w.doi and w.doi.lower() == wanted), None)
+
+    def _build_view(self, name: str) -> SourceView:
+        records = []
+        for work in self.works:
+            record = work.rendered(name)
+            if record is not None:
+                records.append(record)
+        return SourceView(name, records)
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+class _Line:
+    """Validation helpers bound to one line, so every message names it."""
+
+    def __init__(self, number: int, origin: str) -> None:
+        self.number = number
+        self.origin = origin
+
+    def fail(self, message: str) -> CorpusError:
+        return CorpusError(message, line=self.number, origin=self.origin)
+
+    def required(self, obj: Mapping[str, Any], key: str) -> str:
+        value = self.text(obj, key)
+        if value is None:
+            raise self.fail(f"missing required field {key!r}")
+        if not value.strip():
+            raise self.fail(f"field {key!r} must not be empty")
+        return value
+
+    def text(self, obj: Mapping[str, Any], key: str, *, numeric: bool = False) -> str | None:
+        value = obj.get(key)
+        if value is None:
+            return None
+        if numeric and isinstance(value, int) and not isinstance(value, bool):
+            return str(value)  # volume 171 and volume "171" mean the same
+        if not isinstance(value, str):
+            raise self.fail(f"field {key!r} must be a string, got {value!r}")
+        return value
+
+    def integer(self, obj: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
+        value = obj.get(key, default)
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(f"field {key!r} must be an integer, got {value!r}")
+        return value
+
+    def boolean(self, obj: Mapping[str, Any], key: str) -> bool:
+        value = obj.get(key, False)
+        if not isinstance(value, bool):
+            raise self.fail(f"field {key!r} must be true or false, got {value!r}")
+        return value
+
+    def strings(self, obj: Mapping[str, Any], key: str) -> list[str]:
+        value = obj.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"field {key!r} must be a list of strings, got {value!r}")
+        return value
+
+    def people(self, obj: Mapping[str, Any], key: str) -> tuple[Person, ...]:
+        value = obj.get(key) or []
+        if not isinstance(value, list):
+            raise self.fail(f"field {key!r} must be a list, got {value!r}")
+        out = []
+        for i, item in enumerate(value):
+            where = f"{key}[{i}]"
+            if not isinstance(item, dict):
+                raise self.fail(f"{where} must be an object, got {item!r}")
+            unknown = set(item) - {"family", "given", "literal"}
+            if unknown:
+                raise self.fail(f"{where} has unknown keys {sorted(unknown)}")
+            family, given, literal = (item.get(k) for k in ("family", "given", "literal"))
+            for k, v in (("family", family), ("given", given), ("literal", literal)):
+                if v is not None and (not isinstance(v, str) or not v.strip()):
+                    raise self.fail(f"{where}.{k} must be a non-empty string, got {v!r}")
+            if literal is not None and (family is not None or given is not None):
+                raise self.fail(f"{where} has both 'literal' and a personal name")
+            if literal is None and family is None:
+                raise self.fail(f"{where} needs 'family' (or 'literal' for an organisation)")
+            out.append(Person(family, given, literal))
+        return tuple(out)
+
+    def rendering(self, source: str, value: Any) -> Rendering:
+        where = f"sources.{source}"
+        if not isinstance(value, dict):
+            raise self.fail(f"{where} must be an object, got {value!r}")
+        case = value.get("title_case")
+        if case is not None and case not in TITLE_CASES:
+            raise self.fail(f"{where}.title_case must be one of {sorted(TITLE_CASES)}, "
+                            f"got {case!r}")
+        max_authors = self.integer(value, "max_authors")
+        if max_authors is not None and max_authors < 0:
+            raise self.fail(f"{where}.max_authors must be >= 0, got {max_authors}")
+        return Rendering(
+            source_id=self.text(value, "id"),
+            title_case=case,
+            drop_subtitle=self.boolean(value, "drop_subtitle"),
+            initials=self.boolean(value, "initials"),
+            max_authors=max_authors,
+            year_offset=self.integer(value, "year_offset", 0) or 0,
+            omit_doi=self.boolean(value, "omit_doi"),
+            extra={k: v for k, v in value.items() if k not in _KNOWN_OPTIONS},
+        )
+
+
+def parse_work(line: str, *, line_number: int, origin: str = "<corpus>") -> Work:
+    """One corpus line as a :class:`Work`. Raises :class:`CorpusError` naming the line."""
+    at = _Line(line_number, origin)
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise at.fail(f"not valid JSON: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise at.fail(f"a work must be a JSON object, got {type(obj).__name__}")
+
+    work_id = at.required(obj, "id")
+    work_type = at.required(obj, "type")
+    title = at.required(obj, "title")
+    if work_type not in WORK_TYPES:
+        raise at.fail(f"type {work_type!r} is not one of {sorted(WORK_TYPES)}")
+
+    doi = at.text(obj, "doi")
+    if doi is not None and not _DOI.match(doi):
+        raise at.fail(f"doi {doi!r} is not a bare DOI (10.prefix/suffix)")
+    isbn = [v.replace("-", "").replace(" ", "") for v in at.strings(obj, "isbn")]
+    for value in isbn:
+        if not _ISBN.match(value):
+            raise at.fail(f"isbn {value!r} is not an ISBN-10 or ISBN-13")
+    issn = at.strings(obj, "issn")
+    for value in issn:
+        if not _ISSN.match(value):
+            raise at.fail(f"issn {value!r} is not of the form 1234-567X")
+
+    retraction = None
+    raw_retraction = obj.get("retraction")
+    if raw_retraction is not None:
+        if not isinstance(raw_retraction, dict):
+            raise at.fail(f"field 'retraction' must be an object, got {raw_retraction!r}")
+        retraction = Retraction(
+            doi=at.text(raw_retraction, "doi"),
+            year=at.integer(raw_retraction, "year"),
+            source=at.text(raw_retraction, "source") or "publisher",
+        )
+
+    raw_sources = obj.get("sources") or {}
+    if not isinstance(raw_sources, dict):
+        raise at.fail(f"field 'sources' must be an object, got {raw_sources!r}")
+    sources = {name: at.rendering(name, value) for name, value in raw_sources.items()}
+    for name in DOI_REQUIRED_SOURCES & sources.keys():
+        if doi is None or sources[name].omit_doi:
+            raise at.fail(f"{name} only holds works with a DOI: give 'doi' and do not "
+                          f"set omit_doi for {name}")
+
+    return Work(
+        id=work_id,
+        type=work_type,
+        title=title,
+        subtitle=at.text(obj, "subtitle"),
+        authors=at.people(obj, "authors"),
+        year=at.integer(obj, "year"),
+        container=at.text(obj, "container"),
+        editors=at.people(obj, "editors"),
+        volume=at.text(obj, "volume", numeric=True),
+        issue=at.text(obj, "issue", numeric=True),
+        pages=at.text(obj, "pages"),
+        publisher=at.text(obj, "publisher"),
+        doi=doi,
+        isbn=tuple(isbn),
+        issn=tuple(issn),
+        retracted=at.boolean(obj, "retracted"),
+        retraction=retraction,
+        doi_agency=at.text(obj, "doi_agency"),
+        sources=sources,
+        extra={k: v for k, v in obj.items() if k not in _KNOWN_WORK_KEYS},
+        line=line_number,
+    )
