@@ -1,0 +1,520 @@
+"""The command line: ``verifier check`` and ``verifier demo``.
+
+``verifier check INPUT`` checks the citations in INPUT (one per line; ``-`` reads stdin)
+and writes one JSON line per citation (see :mod:`verifier.output`) to ``--output`` or
+stdout, in the order they finish. ``verifier demo`` checks the bundled demo references
+against the offline stand-in services, through the same run as ``check``.
+
+Exit codes:
+
+===  ===================================================================================
+0    every citation verified
+1    finished; some citation unconfirmed or no_trace, none inconclusive
+2    usage or configuration error
+3    finished with at least one inconclusive citation or input error (re-run later)
+4    internal error (the traceback is shown with ``--debug``)
+130  interrupted (Ctrl-C or SIGTERM): the output written so far is kept, and
+     ``--output FILE --resume`` continues where the run stopped
+===  ===================================================================================
+
+With ``--resume`` the exit code and summary cover the whole output file, lines from the
+earlier run included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import math
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterator,
+    Sequence,
+)
+from contextlib import aclosing, asynccontextmanager, closing, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from .errors import ConfigError, InputError
+from .inputs import READERS, STDIN, InputItem, count_citations, read_citations
+from .models import CitationInput, Report, Status
+from .output import (
+    JsonlWriter,
+    PriorOutput,
+    Tally,
+    input_error_to_json,
+    report_to_json,
+    scan_output,
+)
+from .progress import open_progress, print_summary
+from .settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from .stats import RunStats
+
+EXIT_VERIFIED = 0
+EXIT_NOT_VERIFIED = 1
+EXIT_USAGE = 2
+EXIT_INCONCLUSIVE = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
+
+MAX_CONCURRENCY = 1000
+
+EXIT_CODES_HELP = """\
+exit codes:
+  0    every citation verified
+  1    finished; some citation unconfirmed or no_trace, none inconclusive
+  2    usage or configuration error
+  3    finished with at least one inconclusive citation or input error (re-run later)
+  4    internal error (traceback with --debug)
+  130  interrupted (Ctrl-C, SIGTERM): output so far is kept; --output FILE --resume continues
+"""
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEMO_DIR = REPO_ROOT / "fixtures" / "demo"
+DEMO_MAILTO = "demo@example.org"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits on --help and on usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except ConfigError as exc:
+        _error(f"verifier {args.command}: error: {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # before or after the run itself (which handles its own)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if args.debug:
+            traceback.print_exc()
+        else:
+            _error(f"verifier: internal error: {type(exc).__name__}: {exc} "
+                   "(--debug shows the traceback)")
+        return EXIT_INTERNAL
+
+
+# -- argument parsing -------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line naming the bad value (no usage dump), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="verifier",
+        description="Check that cited works exist and are cited correctly.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common = _Parser(add_help=False)
+    common.add_argument("--output", "-o", type=Path, metavar="FILE",
+                        help="write JSON lines to FILE (default: stdout)")
+    common.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress display and no summary on stderr")
+    common.add_argument("--debug", action="store_true",
+                        help="show the traceback of an internal error")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     parser_class=_Parser)
+    _add_check(commands, common)
+    demo = commands.add_parser(
+        "demo", parents=[common], help="check the demo references against offline stand-ins",
+        description="Check fixtures/demo/refs.txt against the offline stand-in services.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    demo.set_defaults(handler=run_demo)
+    return parser
+
+
+def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -> None:
+    check = commands.add_parser(
+        "check", parents=[common], help="check the citations in a file",
+        description="Check the citations in INPUT, one per line; write one JSON line each.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("input", type=Path, metavar="INPUT", help="citations file, or - for stdin")
+    check.add_argument("--format", default="text", choices=sorted(READERS),
+                       help="input format (default: text, one citation per line)")
+    check.add_argument("--resume", action="store_true",
+                       help="skip the citations already in --output and append the rest")
+    check.add_argument("--concurrency", type=_concurrency, default=16, metavar="N",
+                       help=f"citations checked at once (1..{MAX_CONCURRENCY}, default 16)")
+    check.add_argument("--sources", type=_sources, metavar="LIST",
+                       help=f"comma-separated sources to ask ({','.join(SOURCE_NAMES)}); "
+                            "default: crossref,openalex")
+    cache = check.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    cache.add_argument("--refresh", action="store_true",
+                       help="ignore cached answers, fetch anew and store them")
+    check.add_argument("--cache-dir", type=Path, metavar="DIR", help="disk cache folder")
+    check.add_argument("--mailto", type=_mailto, metavar="ADDR",
+                       help="contact address sent to the services (polite pools)")
+    check.add_argument("--base-url", type=_base_url, action="append", default=[],
+                       metavar="SOURCE=URL", help="where a source lives (repeatable)")
+    check.add_argument("--deadline", type=_positive_seconds, metavar="SECONDS",
+                       help="per-citation deadline in seconds (default 120)")
+    check.set_defaults(handler=run_check)
+
+
+def _concurrency(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 1 <= number <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"{number} is out of range 1..{MAX_CONCURRENCY}")
+    return number
+
+
+def _sources(value: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"{value!r} names no source")
+    unknown = [n for n in names if n not in SOURCE_NAMES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown source {', '.join(map(repr, unknown))} (known: {', '.join(SOURCE_NAMES)})")
+    return names
+
+
+def _base_url(value: str) -> str:
+    source, sep, url = value.partition("=")
+    source = source.strip().lower()
+    if not sep or not url.strip():
+        raise argparse.ArgumentTypeError(f"{value!r} is not SOURCE=URL")
+    if source not in SOURCE_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"unknown source {source!r} in {value!r} (known: {', '.join(SOURCE_NAMES)})")
+    if not url.strip().startswith(("http://", "https://")):
+        raise argparse.ArgumentTypeError(f"{url.strip()!r} is not an http(s) URL")
+    return f"{source}={url.strip()}"
+
+
+def _mailto(value: str) -> str:
+    try:
+        Settings(mailto=value)  # the one place that knows what an address looks like
+    except ConfigError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an e-mail address") from None
+    return value
+
+
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number of seconds")
+    return seconds
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``verifier check``: settings from the environment, then the command line."""
+    plan = RunPlan(input_path=args.input, fmt=args.format, output=args.output,
+                   resume=args.resume, concurrency=args.concurrency, quiet=args.quiet)
+    plan.validate()
+    settings = check_settings(args)
+    return run_and_report(plan, lambda run, writer: run.verify_all(settings, writer))
+
+
+def check_settings(args: argparse.Namespace) -> Settings:
+    """Settings.from_env with the command line's overrides (raises ConfigError)."""
+    if args.no_cache and args.cache_dir is not None:
+        raise ConfigError("--no-cache and --cache-dir contradict each other")
+    overrides: dict[str, object] = {}
+    if args.mailto is not None:
+        overrides["mailto"] = args.mailto
+    if args.sources is not None:
+        overrides["sources"] = args.sources
+    if args.cache_dir is not None:
+        overrides["cache_dir"] = args.cache_dir
+    if args.no_cache:
+        overrides["cache_dir"] = None
+    if args.refresh:
+        overrides["cache_read"] = False
+    if args.deadline is not None:
+        overrides["deadline_s"] = args.deadline
+    return Settings.from_env(None, **overrides).with_base_urls(args.base_url)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """``verifier demo``: the demo references against the stand-in world, on a fresh cache."""
+    corpus, refs = DEMO_DIR / "corpus.jsonl", DEMO_DIR / "refs.txt"
+    for needed in (corpus, refs):
+        if not needed.is_file():
+            raise ConfigError(f"demo fixture {needed} not found (the demo needs a source checkout)")
+    plan = RunPlan(input_path=refs, fmt="text", output=args.output, resume=False,
+                   concurrency=16, quiet=args.quiet)
+    plan.validate()
+    with tempfile.TemporaryDirectory(prefix="verifier-demo-") as cache_dir:
+        return run_and_report(plan, lambda run, writer: _demo(run, writer, corpus, Path(cache_dir)))
+
+
+async def _demo(run: CheckRun, writer: JsonlWriter, corpus: Path, cache_dir: Path) -> None:
+    from .world.server import serve_world  # the stand-in is only needed by the demo
+
+    async with serve_world(corpus) as world:
+        await run.verify_all(demo_settings(world.base_urls, cache_dir), writer)
+
+
+def demo_settings(base_urls: dict[str, str], cache_dir: Path) -> Settings:
+    """Settings for the demo: every source the stand-in serves, no keys, nothing from the
+    environment (the demo gives the same answers on every machine). The contact address
+    puts it in the polite pools, as a real run should be; it only reaches the stand-in."""
+    served = tuple(name for name in SOURCE_NAMES if name in base_urls)
+    return Settings(mailto=DEMO_MAILTO, base_urls={**DEFAULT_BASE_URLS, **base_urls},
+                    sources=served, cache_dir=cache_dir)
+
+
+# -- the run both commands share --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    """What a run reads and writes, independent of where the sources live."""
+
+    input_path: Path
+    fmt: str
+    output: Path | None
+    resume: bool
+    concurrency: int
+    quiet: bool
+
+    def validate(self) -> None:
+        """Usage errors that argparse cannot see (raises ConfigError)."""
+        if self.input_path != STDIN and not self.input_path.is_file():
+            raise ConfigError(f"input file {str(self.input_path)!r} not found")
+        if self.resume and self.output is None:
+            raise ConfigError("--resume needs --output FILE (the file to resume)")
+        if self.output is None:
+            return
+        if self.output.is_dir():
+            raise ConfigError(f"--output {str(self.output)!r} is a directory")
+        if not self.output.parent.is_dir():
+            raise ConfigError(f"--output folder {str(self.output.parent)!r} does not exist")
+        if self.input_path != STDIN and self.output.exists() and \
+                self.output.samefile(self.input_path):
+            raise ConfigError(f"--output {str(self.output)!r} is the input file")
+
+
+RunBody = Callable[["CheckRun", JsonlWriter], Coroutine[Any, Any, None]]
+
+
+def run_and_report(plan: RunPlan, body: RunBody) -> int:
+    """Open the output, run ``body`` on an event loop, print the summary, return the exit
+    code. Interruption (Ctrl-C, SIGTERM) keeps what was written and returns 130."""
+    run = CheckRun(plan)
+    interrupted = False
+    try:
+        with run.open_output() as writer:
+            try:
+                asyncio.run(body(run, writer))
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                interrupted = True
+    except BrokenPipeError:
+        # Whoever read stdout stopped reading (e.g. `| head`): nothing more can be written.
+        _silence_stdout()
+        interrupted = True
+    run.finish(interrupted=interrupted)
+    return EXIT_INTERRUPTED if interrupted else exit_code(run.tally)
+
+
+def exit_code(tally: Tally) -> int:
+    """The exit code of a finished run with these verdicts (see the module docstring)."""
+    if tally.input_errors or tally.statuses[Status.INCONCLUSIVE]:
+        return EXIT_INCONCLUSIVE
+    if tally.statuses[Status.UNCONFIRMED] or tally.statuses[Status.NO_TRACE]:
+        return EXIT_NOT_VERIFIED
+    return EXIT_VERIFIED
+
+
+class CheckRun:
+    """One run of the pipeline: read items, skip those done, verify, write each line.
+
+    It keeps its counts on itself, not in a return value, so an interrupted run can still
+    report what it wrote.
+    """
+
+    def __init__(self, plan: RunPlan) -> None:
+        self.plan = plan
+        self.tally = Tally()
+        self.stats = RunStats()
+        self.prior = PriorOutput()
+        self.total: int | None = None
+        """Items in the input (None for stdin), known once the output is open."""
+        self.started = time.monotonic()
+
+    def open_output(self) -> JsonlWriter:
+        """Count the input, read what an output being resumed holds, then open the output
+        (stdout if none). Blocking file work, done before the event loop starts."""
+        plan = self.plan
+        self.total = None if plan.input_path == STDIN else count_citations(plan.input_path)
+        if plan.output is None:
+            return JsonlWriter.stdout()
+        if plan.resume:
+            self.prior = scan_output(plan.output)
+            self.tally.update(self.prior.tally)
+            if self.prior.unreadable and not plan.quiet:
+                _error(f"verifier: warning: {self.prior.unreadable} unreadable line(s) in "
+                       f"{plan.output}; their citations are checked again")
+        return JsonlWriter.open(plan.output, append=plan.resume)
+
+    async def verify_all(self, settings: Settings, writer: JsonlWriter) -> None:
+        """Verify every item not done yet and write its line as soon as it is known."""
+        from .engine import Verifier  # imported here: --help and usage errors stay instant
+
+        plan, total = self.plan, self.total
+        done = self.prior.tally.total if total is None else min(self.prior.tally.total, total)
+        with _cancel_on_sigterm():
+            async with Verifier(settings) as verifier:
+                self.stats = verifier.stats
+                display = open_progress(verifier.stats, settings.sources, total=total,
+                                        done=done, quiet=plan.quiet, live=self._live_display())
+                with display:
+                    async with aclosing(self._pending(writer, display.advance)) as pending, \
+                            _closing(verifier.verify_many(pending, concurrency=plan.concurrency)) \
+                            as reports:
+                        async for report in reports:
+                            writer.write(report_to_json(report))
+                            self.tally.add(report.status)
+                            display.advance()
+
+    async def _pending(self, writer: JsonlWriter,
+                       advance: Callable[[], None]) -> AsyncGenerator[CitationInput, None]:
+        """The items still to verify. Unreadable items are written as error lines on the
+        way (they need no engine); items already in a resumed output are skipped."""
+        done_ids = self.prior.ids
+        position = -1
+        async with aclosing(_read_items(self.plan.input_path, self.plan.fmt)) as items:
+            async for item in items:
+                position += 1  # every item, readable or not, takes the next index
+                if isinstance(item, InputError):
+                    if item.item not in done_ids:
+                        writer.write(input_error_to_json(item, position))
+                        self.tally.add(Status.INCONCLUSIVE, input_error=True)
+                        advance()
+                elif item.id not in done_ids:
+                    yield item
+
+    def _live_display(self) -> bool | None:
+        # JSON lines going to the same terminal as the live display would tear it apart.
+        if self.plan.output is None and sys.stdout.isatty():
+            return False
+        return None
+
+    def finish(self, *, interrupted: bool) -> None:
+        if self.plan.quiet:
+            return
+        print_summary(self.tally, self.stats, time.monotonic() - self.started, self.plan.output,
+                      earlier=self.prior.tally.total, interrupted=interrupted)
+
+
+async def _read_items(path: Path, fmt: str) -> AsyncGenerator[InputItem, None]:
+    items = read_citations(path, fmt)
+    if path == STDIN:
+        async for item in _read_in_thread(items):
+            yield item
+        return
+    # A local file line reads in microseconds: no need to leave the loop for it.
+    with closing(items):
+        for item in items:
+            yield item
+
+
+@dataclass(frozen=True, slots=True)
+class _EndOfInput:
+    error: BaseException | None = None
+
+
+async def _read_in_thread(
+    items: Generator[InputItem, None, None],
+) -> AsyncGenerator[InputItem, None]:
+    """Items read by a daemon thread: stdin may be a slow pipe, and checks in flight must
+    go on while it waits. Not the loop's executor: on Ctrl-C, asyncio.run waits for the
+    executor's threads, and one blocked on stdin would hold the exit until EOF."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[InputItem | _EndOfInput] = asyncio.Queue(maxsize=64)
+
+    def hand_over(value: InputItem | _EndOfInput) -> bool:
+        try:
+            asyncio.run_coroutine_threadsafe(queue.put(value), loop).result()
+        except (RuntimeError, concurrent.futures.CancelledError):
+            return False  # the loop is closed or closing: the run is over
+        return True
+
+    def pump() -> None:
+        try:
+            for item in items:
+                if not hand_over(item):
+                    return
+        except BaseException as exc:  # handed to the loop, which raises it
+            hand_over(_EndOfInput(exc))
+        else:
+            hand_over(_EndOfInput())
+
+    threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
+    while not isinstance(item := await queue.get(), _EndOfInput):
+        yield item
+    if item.error is not None:
+        raise item.error
+
+
+@asynccontextmanager
+async def _closing(reports: AsyncIterator[Report]) -> AsyncGenerator[AsyncIterator[Report], None]:
+    """Close an async iterator on exit, so an interrupted run cancels its work at once
+    (``async for`` alone leaves an abandoned generator to the garbage collector)."""
+    try:
+        yield reports
+    finally:
+        aclose = getattr(reports, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+@contextmanager
+def _cancel_on_sigterm() -> Iterator[None]:
+    """Within the running loop, SIGTERM cancels the current task as Ctrl-C does."""
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    installed = False
+    if task is not None:
+        with suppress(NotImplementedError, RuntimeError, ValueError):  # not Unix / main thread
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+            installed = True
+    try:
+        yield
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit; point it at devnull so that flush cannot fail.
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _error(message: str) -> None:
+    print(message, file=sys.stderr)
