@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The demo's exit code 1 only says that some demo citations are (rightly) not verified.
 demo: $(STAMP)
-	$(BIN)/verifier demo
+	$(BIN)/verifier demo --output demo-results.jsonl || [ $$? -eq 1 ]
 
 test: lint typecheck pytest
 

@@ -95,9 +95,9 @@ class CrossrefAdapter(SourceAdapter):
         names = [a.family or a.literal for a in citation.authors if a.family or a.literal]
         names = names[:_SEARCH_NAMES]
         year = [str(citation.year)] if citation.year else []
+        # No query.author: field queries must match, so one misspelled cited name would
+        # hide the real work; query.bibliographic already weighs the names in.
         params: list[tuple[str, str]] = [("query.bibliographic", " ".join([title, *names, *year]))]
-        if names:
-            params.append(("query.author", " ".join(names)))
         params += [("rows", _SEARCH_ROWS), ("select", _SELECT)]
         return HttpRequest(
             path="/works",

@@ -393,3 +393,61 @@ def test_the_engine_runs_inside_a_callers_loop_and_can_be_reopened() -> None:
                         policies=policies())
     assert asyncio.run(callers_service(verifier)) is Status.VERIFIED
     assert asyncio.run(callers_service(verifier)) is Status.VERIFIED
+
+
+@pytest.mark.asyncio
+async def test_a_doi_is_looked_up_first_and_searching_stops_at_agreement() -> None:
+    async with scripted_server({
+        "/crossref/works/10.1000": [Reply(body=crossref_work(crossref_item()))],
+        "/openalex/works/doi:10.1000": [Reply(body=openalex_item())],
+        "/crossref/works": [CROSSREF_OK],
+        "/openalex/works": [OPENALEX_OK],
+    }) as server:
+        report = await check_one(server, CITATION + " https://doi.org/10.1000/test.1")
+    assert report.status is Status.VERIFIED
+    assert sorted(h.path for h in server.hits) == [
+        "/crossref/works/10.1000/test.1",
+        "/openalex/works/doi:10.1000/test.1",
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_doi_that_resolves_to_another_work_is_flagged_and_searched_past() -> None:
+    wrong = crossref_item(title="A survey of soil microbes", authors=(("Ann", "Other"),))
+    async with scripted_server({
+        "/crossref/works/10.1000": [Reply(body=crossref_work(wrong))],
+        "/openalex/works/doi:10.1000": [Reply(404, "<html>Not Found</html>",
+                                              content_type="text/html")],
+        "/crossref/works": [CROSSREF_OK],
+        "/openalex/works": [OPENALEX_OK],
+    }) as server:
+        report = await check_one(server, CITATION + " https://doi.org/10.1000/wrong")
+    assert report.status is Status.VERIFIED
+    assert "doi_mismatch" in report.flags
+    assert report.sources["crossref"].requests == 2  # the lookup, then the search
+
+
+@pytest.mark.asyncio
+async def test_identification_reaches_the_service() -> None:
+    async with scripted_server({"/crossref/works": [CROSSREF_OK],
+                                "/openalex/works": [OPENALEX_OK]}) as server:
+        await check_one(server, api_keys={"crossref": "tok", "openalex": "key1"})
+    crossref = server.hits_for("/crossref")[0]
+    openalex = server.hits_for("/openalex")[0]
+    assert "mailto=tests@example.org" in crossref.query  # aiohttp shows it decoded
+    assert "mailto:tests@example.org" in crossref.headers["User-Agent"]
+    assert crossref.headers["Crossref-Plus-API-Token"] == "Bearer tok"
+    assert "api_key=key1" in openalex.query
+
+
+@pytest.mark.asyncio
+async def test_a_citation_with_nothing_to_look_for_is_an_item_error_not_no_trace() -> None:
+    async with scripted_server({"/crossref/works": [CROSSREF_OK],
+                                "/openalex/works": [OPENALEX_OK]}) as server:
+        async with Verifier(settings_for(server), policies=policies()) as v:
+            reports = [r async for r in v.verify_many(["", "!!! ???", CITATION])]
+    by_index = {r.index: r for r in reports}
+    assert by_index[0].status is by_index[1].status is Status.INCONCLUSIVE
+    assert by_index[0].flags == ("input_error",) and by_index[0].error
+    assert by_index[2].status is Status.VERIFIED  # the batch went on
+    assert len(server.hits) == 2

@@ -37,6 +37,7 @@ from .cache import ResponseCache
 from .errors import ConfigError, SourceError
 from .matching import best_candidate, is_title_by_other_authors
 from .models import (
+    INPUT_ERROR_FLAG,
     Citation,
     CitationInput,
     Report,
@@ -45,6 +46,7 @@ from .models import (
     SourceStatus,
     Status,
 )
+from .normalize import normalize_title
 from .pacing import SourceGate
 from .parse import parse_citation
 from .planner import SourcePlan, plan_sources
@@ -297,6 +299,8 @@ class Verifier:
         started = time.perf_counter()
         deadline = loop.time() + self.settings.deadline_s
         citation = item.fields if item.fields is not None else parse_citation(item.text)
+        if not normalize_title(citation.title) and citation.identifiers.is_empty():
+            return self._unreadable(item, citation, time.perf_counter() - started)
         plan = plan_sources(citation, list(self._clients))
         states: dict[str, _SourceState] = {name: _SourceState() for name in self._clients}
         for name in plan.not_applicable:
@@ -409,6 +413,26 @@ class Verifier:
 
     def _agreed(self, states: Mapping[str, _SourceState]) -> bool:
         return len(self._matched(states)) >= AGREEMENT
+
+    @staticmethod
+    def _unreadable(item: CitationInput, citation: Citation, elapsed: float) -> Report:
+        """A citation with neither a title nor an identifier cannot be looked for: a
+        per-item error, never a "no trace"."""
+        return Report(
+            id=item.id,
+            index=item.index,
+            input=item.text,
+            citation=citation,
+            status=Status.INCONCLUSIVE,
+            retraction=Retraction.UNKNOWN,
+            flags=(INPUT_ERROR_FLAG,),
+            discrepancies=(),
+            corrected=None,
+            agreeing_sources=(),
+            sources={},
+            elapsed_s=round(elapsed, 4),
+            error="no title or identifier found in the citation: nothing to look up",
+        )
 
     def _report(
         self,

@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+INPUT_ERROR_FLAG = "input_error"
+"""Flag of a report whose input item could not be checked at all (its ``error`` says why)."""
+
 
 class Status(StrEnum):
     """The verdict on one citation (see ``verifier.verdict``)."""

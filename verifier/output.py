@@ -27,12 +27,10 @@ from typing import BinaryIO
 import orjson
 
 from .errors import InputError
-from .models import Report, Retraction, Status
+from .models import INPUT_ERROR_FLAG, Report, Retraction, Status
 
 REPORT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Report))
 """The keys of every output line, in order."""
-
-INPUT_ERROR_FLAG = "input_error"
 
 _TAIL_BLOCK = 1 << 16
 _STATUS_VALUES = frozenset(status.value for status in Status)

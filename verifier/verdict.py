@@ -4,7 +4,8 @@
 - ``unconfirmed``: exactly one does;
 - ``no_trace``: no source matches and every applicable source answered;
 - ``inconclusive``: no source matches and at least one applicable source could not answer
-  (throttled, timed out, down, unreadable). A failed source is never read as a miss.
+  (throttled, timed out, down, unreadable), or no source could be asked at all. A failed
+  source is never read as a miss.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def decide(results: Mapping[str, SourceResult]) -> Verdict:
         return Verdict(Status.UNCONFIRMED, agreeing)
     if any(r.status.failed for r in results.values()):
         return Verdict(Status.INCONCLUSIVE, ())
+    if not any(r.status.answered for r in results.values()):
+        # Nobody was asked (every source skipped or not applicable): nothing was checked.
+        return Verdict(Status.INCONCLUSIVE, ())
     return Verdict(Status.NO_TRACE, ())
 
 
@@ -86,7 +90,7 @@ def discrepancies(
     citation: Citation, results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
 ) -> tuple[Discrepancy, ...]:
     """Each cited field that differs from what the matching sources say, with who says so."""
-    found: dict[tuple[str, str, str], list[str]] = {}
+    found: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
     for source in agreeing:
         record = results[source].record
         if record is None:
@@ -102,8 +106,10 @@ def discrepancies(
             pairs.append(("year", str(citation.year), str(record.year)))
         for name, cited, value in pairs:
             if _differs(cited, value):
-                found.setdefault((name, cited, value), []).append(source)
+                # Sources that say the same thing in another casing count as one finding.
+                entry = found.setdefault((name, normalize_title(value)), (cited, value, []))
+                entry[2].append(source)
     return tuple(
         Discrepancy(field=name, cited=cited, found=value, sources=tuple(sources))
-        for (name, cited, value), sources in found.items()
+        for (name, _), (cited, value, sources) in found.items()
     )

@@ -1,0 +1,91 @@
+"""Settings from the environment, and the pool each identification buys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verifier.errors import ConfigError
+from verifier.policy import PolicyTable, default_policy
+from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+
+
+def test_from_env_reads_identification_keys_urls_and_cache_dir(tmp_path: Path) -> None:
+    env = {
+        "VERIFIER_MAILTO": "me@example.org",
+        "CROSSREF_PLUS_TOKEN": "plus",
+        "OPENALEX_API_KEY": "oa",
+        "NCBI_API_KEY": "ncbi",
+        "S2_API_KEY": "s2",
+        "GOOGLE_BOOKS_API_KEY": "gb",
+        "VERIFIER_CACHE_DIR": str(tmp_path),
+        "VERIFIER_OPENALEX_URL": "http://127.0.0.1:9999/openalex",
+    }
+    settings = Settings.from_env(env)
+    assert settings.mailto == "me@example.org"
+    assert settings.api_keys == {"crossref": "plus", "openalex": "oa", "pubmed": "ncbi",
+                                 "semanticscholar": "s2", "googlebooks": "gb"}
+    assert settings.cache_dir == tmp_path
+    assert settings.base_urls["openalex"] == "http://127.0.0.1:9999/openalex"
+    assert settings.base_urls["crossref"] == DEFAULT_BASE_URLS["crossref"]
+    assert "mailto:me@example.org" in settings.user_agent
+
+
+def test_every_source_has_a_base_url_variable() -> None:
+    env = {f"VERIFIER_{s.upper()}_URL": f"http://127.0.0.1:1/{s}" for s in SOURCE_NAMES}
+    settings = Settings.from_env(env)
+    assert all(settings.base_urls[s] == f"http://127.0.0.1:1/{s}" for s in SOURCE_NAMES)
+
+
+def test_overrides_win_over_the_environment() -> None:
+    settings = Settings.from_env({"VERIFIER_MAILTO": "a@example.org"}, mailto="b@example.org")
+    assert settings.mailto == "b@example.org"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"sources": ("crossref", "scopus")}, "scopus"),
+        ({"sources": ()}, "no sources"),
+        ({"mailto": "not-an-address"}, "not-an-address"),
+        ({"deadline_s": 0}, "deadline_s"),
+        ({"base_urls": {"crossref": "ftp://x"}}, "ftp://x"),
+    ],
+)
+def test_impossible_settings_fail_loudly_naming_the_value(
+    kwargs: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Settings(**kwargs)  # type: ignore[arg-type]
+
+
+def test_base_url_pairs_are_checked() -> None:
+    settings = Settings().with_base_urls(["crossref=http://127.0.0.1:8/crossref"])
+    assert settings.base_urls["crossref"] == "http://127.0.0.1:8/crossref"
+    with pytest.raises(ConfigError, match="SOURCE=URL"):
+        Settings().with_base_urls(["crossref"])
+
+
+def test_identification_selects_the_better_pool() -> None:
+    anonymous = Settings()
+    polite = Settings(mailto="me@example.org")
+    plus = Settings(api_keys={"crossref": "t"})
+    assert default_policy("crossref", anonymous).rate_class("list").per_second == 1
+    assert default_policy("crossref", anonymous).rate_class("single").per_second == 5
+    assert default_policy("crossref", polite).rate_class("list").per_second == 3
+    assert default_policy("crossref", polite).max_concurrency == 3
+    assert default_policy("crossref", plus).pool == "plus"
+    assert default_policy("pubmed", anonymous).rate_class("list").per_second == 3
+    assert default_policy("pubmed", Settings(api_keys={"pubmed": "k"})).rate_class(
+        "list").per_second == 10
+    assert default_policy("openlibrary", polite).rate_class("list").per_second == 3
+    assert default_policy("arxiv", anonymous).rate_class("list").per_second == pytest.approx(1 / 3)
+    assert not default_policy("googlebooks", anonymous).enabled
+    assert default_policy("googlebooks", Settings(api_keys={"googlebooks": "k"})).enabled
+
+
+def test_time_scale_speeds_every_limit_up_equally() -> None:
+    table = PolicyTable.for_settings(Settings(time_scale=10.0))
+    assert table["arxiv"].rate_class("list").per_second == pytest.approx(10 / 3)
+    assert table["crossref"].rate_class("list").per_second == pytest.approx(10)
