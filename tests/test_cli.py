@@ -283,13 +283,19 @@ def test_check_writes_input_errors_in_place_and_exits_3(
 ) -> None:
     refs = tmp_path / "refs.txt"
     first_ref = next(line.strip() for line in REFS.read_text().splitlines() if line.strip())
-    refs.write_bytes(first_ref.encode() + b"\nbroken \xff line\n\x01\x02\n")
+    refs.write_bytes(first_ref.encode() + b"\nbroken \xff line\n\x01\x02\n!!!\n")
     out = tmp_path / "out.jsonl"
-    assert main(["check", str(refs), "-o", str(out), *world_options(world, tmp_path)]) == 3
+    code = main(["check", str(refs), "-o", str(out), *world_options(world, tmp_path)])
+    assert code == 3
     by_id = {line["id"]: line for line in output_lines(out)}
-    assert set(by_id) == {citation_id(1, first_ref), "line 2", "line 3"}
+    assert set(by_id) == {citation_id(1, first_ref), "line 2", "line 3", citation_id(4, "!!!")}
     assert by_id["line 2"]["flags"] == ["input_error"] and by_id["line 2"]["index"] == 1
+    assert by_id["line 2"]["input"] == "broken \ufffd line"
     assert by_id["line 3"]["status"] == "inconclusive" and by_id["line 3"]["index"] == 2
+    # Readable, but with nothing to look up: an item error from the engine, not no_trace.
+    nothing = by_id[citation_id(4, "!!!")]
+    assert nothing["flags"] == ["input_error"] and nothing["status"] == "inconclusive"
+    assert scan_output(out).tally.input_errors == 3
     assert_contract(list(by_id.values()))
 
 

@@ -50,7 +50,7 @@ from typing import Any, NoReturn
 
 from .errors import ConfigError, InputError
 from .inputs import READERS, STDIN, InputItem, count_citations, read_citations
-from .models import CitationInput, Report, Status
+from .models import INPUT_ERROR_FLAG, CitationInput, Report, Status
 from .output import (
     JsonlWriter,
     PriorOutput,
@@ -398,7 +398,8 @@ class CheckRun:
                             as reports:
                         async for report in reports:
                             writer.write(report_to_json(report))
-                            self.tally.add(report.status)
+                            unreadable = INPUT_ERROR_FLAG in report.flags
+                            self.tally.add(report.status, input_error=unreadable)
                             display.advance()
 
     async def _pending(self, writer: JsonlWriter,

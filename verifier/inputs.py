@@ -99,7 +99,7 @@ def _text_item(lineno: int, index: int, raw: bytes | None) -> InputItem | None:
         return InputError(
             where,
             f"not valid UTF-8 (byte 0x{bad} at byte offset {exc.start})",
-            raw.decode("utf-8", "replace")[:200],
+            raw.decode("utf-8", "replace").strip()[:200],
         )
     text = _line_text(lineno, text)
     if not text:
