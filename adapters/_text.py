@@ -7,7 +7,6 @@ punctuation) belongs to ``verifier.normalize``, not to the adapters.
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from typing import Any
@@ -16,20 +15,13 @@ from urllib.parse import quote
 import orjson
 
 from verifier.errors import MalformedResponse
+from verifier.identifiers import strip_doi_prefix
 from verifier.models import Author
+from verifier.normalize import PARTICLES, strip_markup
 from verifier.transport import HttpResponse
 
-# A tag starts with a letter right after "<" (or "</"), so "p < 0.05" is left alone.
-_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-# MathML annotations repeat the formula as TeX: drop them with their content.
-_ANNOTATION = re.compile(r"<(mml:)?annotation(-xml)?\b[^>]*>.*?</(mml:)?annotation(-xml)?>", re.S)
 _RETRACTED_PREFIX = re.compile(r"^\s*retracted(?:\s+article)?\s*:\s*", re.I)
 _NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
-# Surname particles kept with the family name ("Ludwig van Beethoven" -> "van Beethoven").
-_PARTICLES = frozenset(
-    "van von der den de del della di da du dos das la le ter ten zu bin ibn al el".split()
-)
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
 
 def json_body(response: HttpResponse, source: str) -> Any:
@@ -65,10 +57,7 @@ def clean_text(value: object) -> str:
     """
     if not isinstance(value, str):
         return ""
-    text = _TAG.sub("", _ANNOTATION.sub("", value))
-    text = html.unescape(text)
-    text = _TAG.sub("", text)  # markup that arrived entity-escaped ("&lt;i&gt;")
-    return " ".join(unicodedata.normalize("NFC", text).split())
+    return " ".join(unicodedata.normalize("NFC", strip_markup(value)).split())
 
 
 def strip_retracted_prefix(title: str) -> tuple[str, bool]:
@@ -99,7 +88,7 @@ def split_person_name(name: str) -> Author | None:
         words.pop()
     start = len(words) - 1
     # Keep at least one given name: in "Van Nguyen", "Van" is the given name.
-    while start > 1 and words[start - 1].lower() in _PARTICLES:
+    while start > 1 and words[start - 1].lower() in PARTICLES:
         start -= 1
     return Author(family=" ".join(words[start:]), given=" ".join(words[:start]))
 
@@ -108,8 +97,7 @@ def bare_doi(value: object) -> str | None:
     """A DOI without URL or "doi:" prefix, lower-cased (DOIs are case-insensitive)."""
     if not isinstance(value, str):
         return None
-    doi = _DOI_PREFIX.sub("", value.strip()).strip().lower()
-    return doi or None
+    return strip_doi_prefix(value) or None
 
 
 def doi_path(doi: str) -> str:

@@ -140,3 +140,11 @@ def test_find_doi_never_raises_and_is_canonical(text: str) -> None:
 def test_find_identifiers_never_raises(text: str) -> None:
     ids = find_identifiers(text)
     assert all(isbn_is_valid(isbn) for isbn in ids.isbn)
+
+
+def test_a_service_doi_field_keeps_every_character_of_a_sici_doi() -> None:
+    from verifier.identifiers import strip_doi_prefix
+
+    sici = "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0"
+    assert strip_doi_prefix("https://doi.org/" + sici) == sici.lower()
+    assert strip_doi_prefix(" doi: 10.1/ABC ") == "10.1/abc"

@@ -129,3 +129,9 @@ def test_normalize_title_never_raises_and_is_idempotent(text: str) -> None:
 def test_split_title_never_raises(text: str) -> None:
     main, subtitle = split_title(text)
     assert main or not subtitle
+
+
+def test_inline_markup_inside_a_word_leaves_the_word_whole() -> None:
+    assert normalize_title("Splitting H<sub>2</sub>O with <i>E. coli</i>") == (
+        "splitting h2o with e coli"
+    )

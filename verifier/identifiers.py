@@ -76,7 +76,14 @@ def find_doi(text: str) -> str | None:
 def normalize_doi(s: str) -> str | None:
     """``s`` (a bare DOI, a "doi:" string or a doi.org URL) as a lower-case bare DOI, or
     None when ``s`` holds no DOI. Use it to compare DOIs from different sources."""
-    return find_doi(_DOI_PREFIX.sub("", s, count=1))
+    return find_doi(strip_doi_prefix(s))
+
+
+def strip_doi_prefix(s: str) -> str:
+    """A DOI field as a service gives it ("doi:…", "https://doi.org/…" or bare), without
+    the prefix, trimmed and lower-cased. Unlike :func:`normalize_doi` it keeps every
+    character: a service's DOI field is a DOI as is, "<" and ">" included (SICI DOIs)."""
+    return _DOI_PREFIX.sub("", s.strip(), count=1).strip().lower()
 
 
 def find_url(text: str) -> str | None:

@@ -42,9 +42,10 @@ def strip_markup(text: str) -> str:
 
     Markup that arrived entity-escaped ("&lt;i&gt;") is removed too.
     """
-    text = _TAG.sub(" ", _ANNOTATION.sub(" ", text))
+    # Tags go without a trace: inline markup sits inside words ("H<sub>2</sub>O").
+    text = _TAG.sub("", _ANNOTATION.sub("", text))
     text = html.unescape(text)
-    return _TAG.sub(" ", text)
+    return _TAG.sub("", text)
 
 
 def _fold(text: str) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from ..identifiers import strip_doi_prefix
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
 
 NAME = "openalex"
@@ -105,7 +106,6 @@ _FILTER_NAMES = sorted([*_SEARCH_FILTERS, *_VALUE_FILTERS])
 _NEW_FILTER = re.compile(r",(?=[^,]+?:)")
 _YEAR_RANGE = re.compile(r"^(\d+)?-(\d+)?$")
 _OPENALEX_ID = re.compile(r"^(?:https?://openalex\.org/)?(W\d{2,})$", re.IGNORECASE)
-_DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/|doi\.org/)", re.IGNORECASE)
 _DATE = "2026-06-01T00:00:00.000000"
 
 
@@ -303,7 +303,7 @@ def _bool(key: str, value: str) -> bool:
 
 
 def _bare_doi(value: str) -> str:
-    return _DOI_PREFIX.sub("", value.strip()).lower()
+    return strip_doi_prefix(value)
 
 
 def _value_test(key: str, value: str) -> Callable[[RenderedWork], bool]:
