@@ -123,6 +123,9 @@ class Citation:
     editors: tuple[Author, ...] = ()
     type: WorkType = WorkType.UNKNOWN
     identifiers: Identifiers = field(default_factory=Identifiers)
+    place: str = ""
+    """Place of publication ("London")."""
+    edition: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,10 @@ class WorkRecord:
     """True or False only where the source carries retraction data; None otherwise."""
     notices: tuple[str, ...] = ()
     """Update notices the source attaches (e.g. "correction", "expression_of_concern")."""
+    notice_for: str | None = None
+    """Set when the record is itself a notice (retraction, correction ...) about another
+    work: the kind of notice. A notice is never the cited work and never "retracted"."""
+    open_access: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +214,14 @@ class Discrepancy:
 
 
 @dataclass(frozen=True, slots=True)
+class Correction:
+    """The cited work as the agreeing sources describe it, ready to paste."""
+
+    apa: str
+    bibtex: str
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """The verdict on one citation: one JSON line of the output."""
 
@@ -223,5 +238,7 @@ class Report:
     sources: dict[str, SourceResult]
     elapsed_s: float
     error: str | None = None
+    correction: Correction | None = None
+    """The corrected citation (APA and BibTeX) of a work a source matched, else None."""
     """Set when the item itself could not be checked (unreadable input): a per-item error
     that does not stop the batch."""

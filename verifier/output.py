@@ -58,6 +58,7 @@ def input_error_record(error: InputError, index: int) -> dict[str, object]:
         "sources": {},
         "elapsed_s": 0.0,
         "error": error.message,
+        "correction": None,
     }
 
 

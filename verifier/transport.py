@@ -37,6 +37,9 @@ class HttpRequest:
     request_class: str = "list"
     headers: tuple[tuple[str, str], ...] = ()
     identity_params: tuple[tuple[str, str], ...] = ()
+    cost: float = 1.0
+    """What the request costs against a daily budget, in the service's own unit (OpenAlex
+    credits: a record lookup 0, a list 1, a search 10); ignored where there is none."""
 
     def url(self, base_url: str) -> str:
         query = urlencode(self.params + self.identity_params)
