@@ -11,6 +11,8 @@ imports aiohttp. The engine gives it nothing but values:
   list of :class:`~verifier.models.WorkRecord` (empty means the service's own "not
   found"), or raises :class:`~verifier.errors.MalformedResponse` /
   :class:`~verifier.errors.UnexpectedStatus` when the answer cannot be read as either;
+- :meth:`SourceAdapter.follow_up` names a second request when an answer is only a step
+  (PubMed's esearch gives ids; efetch gives the records);
 - :meth:`SourceAdapter.rate_hint` reads rate-limit headers where the service sends them.
 
 Retries on 429/5xx, pacing, caching and timeouts happen once, in the engine
@@ -79,6 +81,15 @@ class SourceAdapter(ABC):
         "not found" shape (including errors reported inside a 200), and
         ``UnexpectedStatus`` for a status the service does not use for "not found".
         """
+
+    def follow_up(self, request: HttpRequest, response: HttpResponse) -> HttpRequest | None:
+        """A second request this answer calls for, or None when the answer is final.
+
+        The engine sends it through the same cache, pacing and retries, and the records
+        of the second answer become the records of the first. ``parse`` of a response
+        that has a follow-up returns ``[]``. Only one follow-up is made per request.
+        """
+        return None
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         """Rate-limit information in the response headers, if the service sends any."""

@@ -453,3 +453,35 @@ async def test_a_citation_with_nothing_to_look_for_is_an_item_error_not_no_trace
     assert by_index[0].flags == ("input_error",) and by_index[0].error
     assert by_index[2].status is Status.VERIFIED  # the batch went on
     assert len(server.hits) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_request_is_made_through_the_same_client(tmp_path: Path) -> None:
+    """An adapter whose search answers with ids asks for the records in a second request
+    (PubMed's esearch then efetch); both are paced, counted and cached."""
+    from adapters.crossref import CrossrefAdapter
+    from verifier.transport import HttpRequest, HttpResponse
+
+    class TwoStepCrossref(CrossrefAdapter):
+        def follow_up(self, request: HttpRequest, response: HttpResponse) -> HttpRequest | None:
+            if request.path == "/works/ids":
+                return HttpRequest(path="/works", params=(("query.bibliographic", "by id"),))
+            return None
+
+        def search_request(self, citation, identity):  # type: ignore[no-untyped-def]
+            return HttpRequest(path="/works/ids", params=(("q", citation.title),))
+
+        def parse(self, request: HttpRequest, response: HttpResponse):  # type: ignore[no-untyped-def]
+            return [] if request.path == "/works/ids" else super().parse(request, response)
+
+    async with scripted_server({"/crossref/works/ids": [Reply(body=b"ids")],
+                                "/crossref/works": [CROSSREF_OK],
+                                "/openalex/works": [OPENALEX_OK]}) as server:
+        for _ in range(2):
+            async with Verifier(settings_for(server, tmp_path), policies=policies(),
+                                adapters=[TwoStepCrossref()]) as verifier:
+                report = await verifier.verify(CITATION)
+            assert report.sources["crossref"].status is SourceStatus.MATCH
+    paths = [h.path for h in server.hits_for("/crossref")]
+    assert paths == ["/crossref/works/ids", "/crossref/works"]
+    assert report.sources["crossref"].cached  # the second run answered both from the cache

@@ -78,12 +78,22 @@ class CachePolicy:
     negative_ttl_s: float
 
 
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """One request's answer: its records, the follow-up it calls for, what it cost."""
+
+    records: list[WorkRecord]
+    follow_up: HttpRequest | None
+    requests: int
+    cached: bool
+
+
 class _Flight:
     """One request in flight, shared by every caller that asked for the same thing."""
 
     __slots__ = ("task", "waiters")
 
-    def __init__(self, task: asyncio.Task[tuple[list[WorkRecord], int]]) -> None:
+    def __init__(self, task: asyncio.Task[_Answer]) -> None:
         self.task = task
         self.waiters = 0
 
@@ -114,7 +124,23 @@ class SourceClient:
         self._loop = asyncio.get_running_loop()
 
     async def query(self, request: HttpRequest, deadline: float) -> QueryResult:
-        """Records for ``request`` (best first, ``[]`` for "not found"); raises SourceError."""
+        """Records for ``request`` (best first, ``[]`` for "not found"); raises SourceError.
+
+        When the adapter asks for a follow-up (PubMed: ids first, records second), it is
+        made here, through the same cache and pacing, and its records are the answer."""
+        first = await self._answer(request, deadline)
+        if first.follow_up is None:
+            return QueryResult(first.records, first.requests, first.cached)
+        try:
+            second = await self._answer(first.follow_up, deadline)
+        except SourceError as exc:
+            exc.requests += first.requests
+            raise
+        return QueryResult(
+            second.records, first.requests + second.requests, first.cached and second.cached
+        )
+
+    async def _answer(self, request: HttpRequest, deadline: float) -> _Answer:
         key = request.cache_key()
         if self._cache is not None and self._cache_policy.read:
             cached = await self._cache.get(self.name, key)
@@ -125,7 +151,8 @@ class SourceClient:
                     pass  # an entry the current parser cannot read is a miss
                 else:
                     self.gate.stats.cache_hits += 1
-                    return QueryResult(records, 0, True)
+                    follow_up = self.adapter.follow_up(request, cached)
+                    return _Answer(records, follow_up, 0, True)
         flight = self._flights.get(key)
         joined = flight is not None
         if flight is None:
@@ -134,7 +161,7 @@ class SourceClient:
             flight.task.add_done_callback(lambda _t: self._flights.pop(key, None))
         flight.waiters += 1
         try:
-            records, sent = await asyncio.shield(flight.task)
+            answer = await asyncio.shield(flight.task)
         except asyncio.CancelledError:
             flight.waiters -= 1
             if flight.waiters == 0 and not flight.task.done():
@@ -143,11 +170,11 @@ class SourceClient:
                 await asyncio.gather(flight.task, return_exceptions=True)
             raise
         flight.waiters -= 1
-        return QueryResult(records, 0 if joined else sent, False)
+        if joined:
+            return _Answer(answer.records, answer.follow_up, 0, False)
+        return answer
 
-    async def _fetch(
-        self, request: HttpRequest, key: str, deadline: float
-    ) -> tuple[list[WorkRecord], int]:
+    async def _fetch(self, request: HttpRequest, key: str, deadline: float) -> _Answer:
         policy = self.gate.policy
         stats = self.gate.stats
         sent = 0
@@ -170,8 +197,9 @@ class SourceClient:
                 raise
             else:
                 self.gate.record_success()
-                await self._store(key, response, records)
-                return records, sent
+                follow_up = self.adapter.follow_up(request, response)
+                await self._store(key, response, positive=bool(records) or follow_up is not None)
+                return _Answer(records, follow_up, sent, False)
             self.gate.record_failure(failure)
             delay = self._backoff(attempt, failure)
             if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline:
@@ -228,8 +256,8 @@ class SourceClient:
             delay = max(delay, self.gate.paused_for())
         return delay
 
-    async def _store(self, key: str, response: HttpResponse, records: list[WorkRecord]) -> None:
+    async def _store(self, key: str, response: HttpResponse, *, positive: bool) -> None:
         if self._cache is None:
             return
-        ttl = self._cache_policy.positive_ttl_s if records else self._cache_policy.negative_ttl_s
+        ttl = self._cache_policy.positive_ttl_s if positive else self._cache_policy.negative_ttl_s
         await self._cache.put(self.name, key, response, ttl)
