@@ -27,6 +27,8 @@ _SELECT = (
     "primary_location,type,type_crossref,ids,biblio,is_retracted"
 )
 _PER_PAGE = "5"
+_SEARCH_CREDITS = 10.0
+"""A title.search filter is billed as a search: 10 credits (a plain list is 1)."""
 # A comma ends a filter value and "|" means OR, whatever the quoting; quotes would end
 # the quoted phrase and curly apostrophes have broken title search.
 _FILTER_UNSAFE = str.maketrans(
@@ -75,8 +77,12 @@ class OpenAlexAdapter(SourceAdapter):
             path = "/works/pmid:" + quote(ids.pmid.strip(), safe="")
         else:
             return None
+        # Singleton lookups are free of OpenAlex's daily credit budget.
         return HttpRequest(
-            path=path, request_class="single", identity_params=_identity_params(identity)
+            path=path,
+            request_class="single",
+            identity_params=_identity_params(identity),
+            cost=0.0,
         )
 
     def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
@@ -92,6 +98,7 @@ class OpenAlexAdapter(SourceAdapter):
             ),
             request_class="list",
             identity_params=_identity_params(identity),
+            cost=_SEARCH_CREDITS,
         )
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:

@@ -485,3 +485,24 @@ async def test_a_follow_up_request_is_made_through_the_same_client(tmp_path: Pat
     paths = [h.path for h in server.hits_for("/crossref")]
     assert paths == ["/crossref/works/ids", "/crossref/works"]
     assert report.sources["crossref"].cached  # the second run answered both from the cache
+
+
+@pytest.mark.asyncio
+async def test_a_spent_budget_skips_the_source_with_a_notice_never_a_miss() -> None:
+    from dataclasses import replace as with_
+
+    # Room for two OpenAlex searches (10 credits each) in this run.
+    budgeted = with_(fast_policy(), daily_budget=25.0, budget_hint="set OPENALEX_API_KEY")
+    async with scripted_server({"/crossref/works": [CROSSREF_EMPTY],
+                                "/openalex/works": [OPENALEX_EMPTY]}) as server:
+        async with Verifier(settings_for(server), policies=policies(openalex=budgeted)) as v:
+            reports = []
+            for i in range(3):
+                reports.append(await v.verify(CITATION.replace("checks", f"checks {i}")))
+            notices = list(v.stats.notices)
+    assert [r.sources["openalex"].status for r in reports] == [
+        SourceStatus.NO_MATCH, SourceStatus.NO_MATCH, SourceStatus.SKIPPED]
+    assert len(server.hits_for("/openalex")) == 2
+    assert "budget" in (reports[2].sources["openalex"].reason or "")
+    assert reports[2].status is Status.NO_TRACE  # crossref answered; a skip is no miss
+    assert notices and "OPENALEX_API_KEY" in notices[0]

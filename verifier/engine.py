@@ -20,13 +20,10 @@ from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
-    Callable,
     Iterable,
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass, field
-from enum import Enum
 from types import TracebackType
 from typing import Any
 
@@ -34,10 +31,12 @@ from adapters import adapter_for
 from adapters.base import Identity, SourceAdapter
 
 from .cache import ResponseCache
-from .errors import ConfigError, SourceError
-from .matching import best_candidate, is_title_by_other_authors
+from .checking import PlanRun
+from .errors import ConfigError
 from .models import (
     INPUT_ERROR_FLAG,
+    BookCheck,
+    BookStatus,
     Citation,
     CitationInput,
     Report,
@@ -49,7 +48,7 @@ from .models import (
 from .normalize import normalize_title
 from .pacing import SourceGate
 from .parse import parse_citation
-from .planner import SourcePlan, plan_sources
+from .planner import book_of, book_plan, plan_sources
 from .policy import PolicyTable, SourcePolicy
 from .settings import Settings
 from .source_client import CachePolicy, SourceClient
@@ -68,62 +67,6 @@ CitationLike = str | CitationInput
 _DEADLINE_GRACE_S = 1.0
 """Time past the deadline before unfinished sources are cut off (they fail by themselves
 at the deadline; this only bounds a stuck one)."""
-
-
-class StepKind(Enum):
-    LOOKUP = "lookup"
-    SEARCH = "search"
-
-
-@dataclass(frozen=True, slots=True)
-class _StepOutcome:
-    result: SourceResult
-    flags: frozenset[str] = frozenset()
-
-
-@dataclass(slots=True)
-class _SourceState:
-    """What one source has said about one citation so far (one or two steps)."""
-
-    outcomes: list[SourceResult] = field(default_factory=list)
-    flags: set[str] = field(default_factory=set)
-
-    def result(self) -> SourceResult | None:
-        if not self.outcomes:
-            return None
-        requests = sum(o.requests for o in self.outcomes)
-        queried = [o for o in self.outcomes if o.status is not SourceStatus.NOT_APPLICABLE]
-        cached = bool(queried) and all(o.cached for o in queried)
-        match = next((o for o in self.outcomes if o.status is SourceStatus.MATCH), None)
-        failed = next((o for o in self.outcomes if o.status.failed), None)
-        answered = [o for o in self.outcomes if o.status is SourceStatus.NO_MATCH]
-        evidence = max(
-            (o for o in self.outcomes if o.record is not None and o.scores is not None),
-            key=lambda o: (o.scores.title if o.scores else 0.0),
-            default=None,
-        )
-        if match is not None:
-            chosen = match
-        elif failed is not None:
-            chosen = SourceResult(
-                failed.status,
-                evidence.record if evidence else None,
-                evidence.scores if evidence else None,
-                error=failed.error,
-            )
-        elif answered:
-            chosen = evidence or answered[0]
-        else:
-            chosen = self.outcomes[0]
-        return SourceResult(
-            status=chosen.status,
-            record=chosen.record,
-            scores=chosen.scores,
-            requests=requests,
-            cached=cached,
-            error=chosen.error,
-            reason=chosen.reason,
-        )
 
 
 def derive_id(text: str) -> str:
@@ -185,6 +128,7 @@ class Verifier:
                     self._unavailable[name] = SourceResult(
                         SourceStatus.SKIPPED, reason=policy.disabled_reason
                     )
+                    self.stats.notice(f"{name}: skipped: {policy.disabled_reason}")
                     continue
                 self._clients[name] = SourceClient(
                     adapter,
@@ -301,118 +245,22 @@ class Verifier:
         citation = item.fields if item.fields is not None else parse_citation(item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
-        plan = plan_sources(citation, list(self._clients))
-        states: dict[str, _SourceState] = {name: _SourceState() for name in self._clients}
-        for name in plan.not_applicable:
-            states[name].outcomes.append(
-                SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
-            )
+        main = self._plan_run(citation, deadline)
+        book: PlanRun | None = None
         try:
             async with asyncio.timeout_at(deadline + _DEADLINE_GRACE_S):
-                await self._run_plan(citation, plan, states, deadline)
+                await main.run(plan_sources(citation, list(self._clients)), needed=AGREEMENT)
+                book_citation = book_of(citation)
+                if book_citation is not None and main.witnesses() < AGREEMENT:
+                    book = self._plan_run(book_citation, deadline)
+                    await book.run(book_plan(book_citation, list(self._clients)), needed=1)
         except TimeoutError:
-            pass  # sources still out are reported timed_out below
-        return self._report(item, citation, states, time.perf_counter() - started)
+            pass  # sources still out are reported timed_out
+        return self._report(item, citation, main, book, time.perf_counter() - started)
 
-    async def _run_plan(
-        self,
-        citation: Citation,
-        plan: SourcePlan,
-        states: dict[str, _SourceState],
-        deadline: float,
-    ) -> None:
-        lookups = [(s, StepKind.LOOKUP) for s in plan.lookups]
-        await self._run_steps(citation, lookups, states, deadline, width=lambda: len(lookups))
-        if self._agreed(states):
-            return
-        searches = [
-            (s, StepKind.SEARCH)
-            for s in plan.searches
-            if not any(o.status is SourceStatus.MATCH for o in states[s].outcomes)
-        ]
-
-        def width() -> int:
-            return max(1, AGREEMENT - len(self._matched(states)))
-
-        await self._run_steps(citation, searches, states, deadline, width=width)
-
-    async def _run_steps(
-        self,
-        citation: Citation,
-        steps: list[tuple[str, StepKind]],
-        states: dict[str, _SourceState],
-        deadline: float,
-        *,
-        width: Callable[[], int],
-    ) -> None:
-        """Run ``steps`` in order, ``width()`` at a time, until agreement is reached."""
-        queue = list(steps)
-        running: dict[asyncio.Task[_StepOutcome], str] = {}
-        try:
-            while queue or running:
-                while queue and len(running) < width():
-                    source, kind = queue.pop(0)
-                    task = asyncio.create_task(self._run_step(source, kind, citation, deadline))
-                    running[task] = source
-                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    source = running.pop(task)
-                    outcome = task.result()
-                    states[source].outcomes.append(outcome.result)
-                    states[source].flags.update(outcome.flags)
-                if self._agreed(states):
-                    return
-        finally:
-            for task in running:
-                task.cancel()
-            if running:
-                await asyncio.gather(*running, return_exceptions=True)
-
-    async def _run_step(
-        self, source: str, kind: StepKind, citation: Citation, deadline: float
-    ) -> _StepOutcome:
-        client = self._clients[source]
-        adapter = client.adapter
-        if kind is StepKind.LOOKUP:
-            request = adapter.lookup_request(citation, client.identity)
-        else:
-            request = adapter.search_request(citation, client.identity)
-        if request is None:
-            return _StepOutcome(
-                SourceResult(SourceStatus.NOT_APPLICABLE, reason=f"no {kind.value} possible")
-            )
-        loop = asyncio.get_running_loop()
-        budget = min(deadline, loop.time() + client.gate.policy.source_budget_s)
-        try:
-            answer = await client.query(request, budget)
-        except SourceError as exc:
-            return _StepOutcome(SourceResult(exc.status, requests=exc.requests, error=str(exc)))
-        best = best_candidate(citation, answer.records)
-        if best is None:
-            return _StepOutcome(
-                SourceResult(SourceStatus.NO_MATCH, requests=answer.requests, cached=answer.cached)
-            )
-        record, scores = best
-        status = SourceStatus.MATCH if scores.is_match else SourceStatus.NO_MATCH
-        flags: set[str] = set()
-        if is_title_by_other_authors(scores, citation, record):
-            flags.add("title_by_other_authors")
-        if kind is StepKind.LOOKUP and not scores.is_match:
-            flags.add("doi_mismatch")
-        result = SourceResult(
-            status, record, scores, requests=answer.requests, cached=answer.cached
-        )
-        return _StepOutcome(result, frozenset(flags))
-
-    @staticmethod
-    def _matched(states: Mapping[str, _SourceState]) -> list[str]:
-        return [
-            s for s, st in states.items()
-            if any(o.status is SourceStatus.MATCH for o in st.outcomes)
-        ]
-
-    def _agreed(self, states: Mapping[str, _SourceState]) -> bool:
-        return len(self._matched(states)) >= AGREEMENT
+    def _plan_run(self, citation: Citation, deadline: float) -> PlanRun:
+        return PlanRun(citation, self._clients, self.stats, deadline=deadline,
+                       independence=self.settings.independence)
 
     @staticmethod
     def _unreadable(item: CitationInput, citation: Citation, elapsed: float) -> Report:
@@ -438,28 +286,18 @@ class Verifier:
         self,
         item: CitationInput,
         citation: Citation,
-        states: Mapping[str, _SourceState],
+        main: PlanRun,
+        book: PlanRun | None,
         elapsed: float,
     ) -> Report:
         results: dict[str, SourceResult] = dict(self._unavailable)
-        verified_early = self._agreed(states)
-        for name, state in states.items():
-            result = state.result()
-            if result is None:
-                if verified_early:
-                    result = SourceResult(
-                        SourceStatus.SKIPPED, reason="not needed: agreement already reached"
-                    )
-                else:
-                    result = SourceResult(
-                        SourceStatus.TIMED_OUT, error="not checked before the citation's deadline"
-                    )
-            results[name] = result
-        verdict = decide(results)
-        flags = sorted({f for state in states.values() for f in state.flags})
-        if verdict.status is Status.VERIFIED or verdict.status is Status.UNCONFIRMED:
-            flags = [f for f in flags if f != "title_by_other_authors"]
+        results.update(main.results())
+        verdict = decide(results, self.settings.independence)
+        flags = set(main.flags)
+        if verdict.status in (Status.VERIFIED, Status.UNCONFIRMED):
+            flags.discard("title_by_other_authors")
         agreeing = verdict.agreeing
+        corrected = corrected_record(results, agreeing)
         return Report(
             id=item.id,
             index=item.index,
@@ -467,13 +305,28 @@ class Verifier:
             citation=citation,
             status=verdict.status,
             retraction=retraction_status(results, agreeing) if agreeing else Retraction.UNKNOWN,
-            flags=tuple(flags),
+            flags=tuple(sorted(flags)),
             discrepancies=discrepancies(citation, results, agreeing),
-            corrected=corrected_record(results, agreeing),
+            corrected=corrected,
             agreeing_sources=agreeing,
             sources=results,
             elapsed_s=round(elapsed, 4),
+            book=_book_check(book) if book is not None else None,
         )
+
+
+def _book_check(run: PlanRun) -> BookCheck:
+    results = run.results()
+    found = tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
+    if found:
+        status = BookStatus.FOUND
+    elif any(r.status.failed for r in results.values()) or not any(
+        r.status.answered for r in results.values()
+    ):
+        status = BookStatus.INCONCLUSIVE
+    else:
+        status = BookStatus.NOT_FOUND
+    return BookCheck(status, run.citation.title, found, results)
 
 
 async def _aiter_items(

@@ -15,11 +15,13 @@
         ├── UnexpectedStatus      a status the adapter does not know how to read
         ├── MalformedResponse     a body the adapter cannot parse (or an error inside a 200)
         ├── CircuitOpen           the source failed repeatedly and is resting
+        ├── BudgetSpent           the source's daily budget for this run is used up
         └── DeadlineExceeded      the citation's deadline left no time to (re)try
 
-Source errors never escape the per-source fan-out: ``SourceRunner`` turns each into a
+Source errors never escape the per-source fan-out: the engine turns each into a
 ``SourceResult`` whose status (``rate_limited``, ``timed_out`` or ``error``) says that the
-source could not be checked, which is never the same as "not found". Anything outside
+source could not be checked, which is never the same as "not found" (``BudgetSpent`` is
+``skipped``: the source was not asked). Anything outside
 this tree is a bug and propagates.
 """
 
@@ -104,6 +106,12 @@ class CircuitOpen(SourceError):
     def __init__(self, message: str, cause_status: SourceStatus = SourceStatus.ERROR) -> None:
         super().__init__(message)
         self.status = cause_status
+
+
+class BudgetSpent(SourceError):
+    """Asking would exceed the source's daily budget (OpenAlex credits): not asked."""
+
+    status = SourceStatus.SKIPPED
 
 
 class DeadlineExceeded(SourceError):

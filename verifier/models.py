@@ -213,6 +213,24 @@ class Discrepancy:
     sources: tuple[str, ...]
 
 
+class BookStatus(StrEnum):
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    """Every book source asked answered, and none holds the book."""
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True, slots=True)
+class BookCheck:
+    """A chapter checked as its book: the cited container looked for, with its editors,
+    in the book sources. Shown beside the verdict; the verdict itself is the chapter's."""
+
+    status: BookStatus
+    title: str
+    agreeing_sources: tuple[str, ...]
+    sources: dict[str, SourceResult]
+
+
 @dataclass(frozen=True, slots=True)
 class Correction:
     """The cited work as the agreeing sources describe it, ready to paste."""
@@ -240,5 +258,7 @@ class Report:
     error: str | None = None
     correction: Correction | None = None
     """The corrected citation (APA and BibTeX) of a work a source matched, else None."""
+    book: BookCheck | None = None
+    """For a chapter that is not verified, the check of the book it says it is in."""
     """Set when the item itself could not be checked (unreadable input): a per-item error
     that does not stop the batch."""

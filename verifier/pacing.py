@@ -22,7 +22,7 @@ from aiolimiter import AsyncLimiter
 
 from adapters.base import RateHint
 
-from .errors import CircuitOpen, DeadlineExceeded, SourceError
+from .errors import BudgetSpent, CircuitOpen, DeadlineExceeded, SourceError
 from .models import SourceStatus
 from .policy import RateClass, SourcePolicy
 from .stats import SourceStats
@@ -89,14 +89,19 @@ class SourceGate:
         self._consecutive_failures = 0
         self._breaker_open_until = 0.0
         self._breaker_cause = SourceStatus.ERROR
+        self._spent = 0.0
 
     # -- waiting -------------------------------------------------------------------------
 
     @asynccontextmanager
-    async def slot(self, request_class: str, deadline: float) -> AsyncIterator[None]:
+    async def slot(
+        self, request_class: str, deadline: float, cost: float = 0.0
+    ) -> AsyncIterator[None]:
         """Hold a send slot for one request of ``request_class``; raises a SourceError
-        (``CircuitOpen``, ``DeadlineExceeded``) instead of waiting past ``deadline``."""
+        (``CircuitOpen``, ``DeadlineExceeded``, ``BudgetSpent``) instead of waiting past
+        ``deadline`` or spending past the daily budget."""
         name = request_class if request_class in self._limiters else next(iter(self._limiters))
+        self._charge(cost)
         await self._wait_for_pause(deadline)
         try:
             async with asyncio.timeout_at(deadline):
@@ -130,6 +135,17 @@ class SourceGate:
                 await self._class_limits[name].release()
         finally:
             await self._source_limit.release()
+
+    def _charge(self, cost: float) -> None:
+        budget = self.policy.daily_budget
+        if budget is None or cost <= 0:
+            return
+        if self._spent + cost > budget:
+            hint = f"; {self.policy.budget_hint}" if self.policy.budget_hint else ""
+            message = f"{self.name}: daily budget of {budget:g} spent in this run{hint}"
+            self.stats.paused = True
+            raise BudgetSpent(message)
+        self._spent += cost
 
     async def _wait_for_pause(self, deadline: float) -> None:
         now = self._loop.time()

@@ -1,69 +1,183 @@
-"""Which sources to ask about a citation, how, and in what order: a table, not code paths.
+"""Which sources to ask about a citation, how, and in what order: tables, not code paths.
 
-A plan has two stages. Identifier lookups come first (one cheap request that either
-finds the cited work or not) and run together. Searches follow, cheapest and most
-generous sources first; the engine runs only as many at once as it still needs matches,
-and stops as soon as the agreement rule holds. Later sources and rules are rows in the
-tables below, not new branches in the engine.
+A plan is one ordered list of steps. Identifier lookups come first (a cited DOI, PMID,
+arXiv id or ISBN goes straight to the services that resolve it), cheapest first; then
+bibliographic searches, in an order chosen by the citation's type and field, cheapest
+and most generous first. The engine runs the steps in order, only as many at a time as
+it still needs agreeing sources, and stops as soon as the agreement rule holds.
+
+A chapter is also checked as its book: :func:`book_plan` searches the book sources for
+the container with its editors, and the report shows that check apart from the verdict.
+
+New sources and rules are rows in the tables below, not branches in the engine.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 
 from .models import Citation, WorkType
 
+
+class StepKind(Enum):
+    LOOKUP = "lookup"
+    SEARCH = "search"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStep:
+    source: str
+    kind: StepKind
+
+
 IDENTIFIER_LOOKUPS: Mapping[str, tuple[str, ...]] = {
-    # source: identifiers it resolves directly, in the order it prefers them
+    # source: the identifiers it resolves directly. Order of this table = cost order:
+    # free record lookups first, then services where a lookup is a search or two requests.
     "crossref": ("doi",),
     "openalex": ("doi", "pmid"),
+    "openlibrary": ("isbn",),
+    "semanticscholar": ("doi", "arxiv", "pmid"),
+    "arxiv": ("arxiv",),
+    "pubmed": ("pmid", "doi"),
+    "googlebooks": ("isbn",),
+    "doaj": ("doi",),
 }
 
-SEARCH_ORDER: tuple[str, ...] = (
-    # Most generous pace first: Crossref list calls are 3/s polite (1/s public), OpenAlex
-    # searches are fast but billed from a daily budget, so Crossref leads.
-    "crossref",
-    "openalex",
+ARTICLE_SEARCHES = ("crossref", "openalex", "semanticscholar")
+BOOK_SEARCHES = ("openlibrary", "googlebooks", "crossref", "openalex")
+
+SEARCH_ORDER: Mapping[WorkType, tuple[str, ...]] = {
+    # Books are thinly covered outside Open Library and Google Books; preprints live in
+    # arXiv; articles in Crossref, OpenAlex and Semantic Scholar (PubMed and DOAJ are
+    # added by field, below).
+    WorkType.ARTICLE: ARTICLE_SEARCHES,
+    WorkType.PROCEEDINGS: ("crossref", "openalex", "semanticscholar", "arxiv"),
+    WorkType.PREPRINT: ("arxiv", "semanticscholar", "openalex", "crossref"),
+    WorkType.BOOK: BOOK_SEARCHES,
+    WorkType.CHAPTER: ("crossref", "openalex", "semanticscholar", "googlebooks"),
+    WorkType.THESIS: ("openalex", "crossref", "openlibrary", "semanticscholar"),
+    WorkType.REPORT: ("crossref", "openalex", "openlibrary", "googlebooks", "semanticscholar"),
+    WorkType.WEB: ("crossref", "openalex", "openlibrary", "googlebooks"),
+    WorkType.OTHER: ("crossref", "openalex", "openlibrary", "googlebooks", "semanticscholar"),
+    WorkType.UNKNOWN: ("crossref", "openalex", "openlibrary", "googlebooks", "semanticscholar"),
+}
+
+BOOK_CHECK_SOURCES: tuple[str, ...] = ("openlibrary", "googlebooks", "crossref")
+"""Where a chapter's book is looked for."""
+
+_BIOMEDICAL = re.compile(
+    r"\b(?:medic\w*|clinic\w*|health\w*|nurs\w*|pharm\w*|lancet|bmj|jama|cell|cancer|"
+    r"oncolog\w*|disease\w*|epidemiol\w*|patient\w*|therap\w*|surg\w*|psychiatr\w*|"
+    r"neuro\w*|genet\w*|genom\w*|biolog\w*|bioch\w*|immun\w*|infect\w*|vaccin\w*|"
+    r"cardio\w*|pediatr\w*|paediatr\w*|obstet\w*|diabet\w*|obes\w*|nutrition\w*|"
+    r"physiolog\w*|patholog\w*|virus\w*|viral|bacteri\w*|molecular|biomed\w*|"
+    r"dental|dentist\w*|veterinar\w*|public health|plos|nih|mmwr)\b",
+    re.I,
 )
 
-SEARCH_TYPES: Mapping[str, frozenset[WorkType] | None] = {
-    # source: the work types it indexes well enough to search (None: all)
-    "crossref": None,
-    "openalex": None,
-}
+OPEN_ACCESS_DOI_PREFIXES: tuple[str, ...] = (
+    # Publishers whose journals are all open access, so DOAJ is likely to hold them:
+    # PLOS, Frontiers, MDPI, BMC, eLife, PeerJ, Hindawi, Copernicus, F1000, Cureus.
+    "10.1371/", "10.3389/", "10.3390/", "10.1186/", "10.7554/", "10.7717/", "10.1155/",
+    "10.5194/", "10.12688/", "10.7759/",
+)
+_OPEN_ACCESS_CONTAINERS = re.compile(
+    r"\b(?:plos|frontiers in|bmc|elife|peerj|scientific reports|nature communications|"
+    r"sage open|heliyon|cureus|f1000|mdpi|sustainability|ieee access)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class SourcePlan:
-    lookups: tuple[str, ...]
-    """Sources to ask by identifier, all at once."""
-    searches: tuple[str, ...]
-    """Sources to search, in order, as many at a time as matches are still needed."""
+    steps: tuple[PlanStep, ...]
+    """In order: lookups (cheapest first), then searches (best-suited, cheapest first)."""
     not_applicable: tuple[str, ...]
     """Enabled sources with no way to look for this citation."""
 
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(step.source for step in self.steps))
+
+
+def is_biomedical(citation: Citation) -> bool:
+    """The citation looks biomedical or life-science (PubMed is worth asking)."""
+    if citation.identifiers.pmid or citation.identifiers.pmcid:
+        return True
+    return bool(_BIOMEDICAL.search(f"{citation.container} {citation.title}"))
+
+
+def is_likely_open_access(citation: Citation) -> bool:
+    """The citation's journal is probably in DOAJ (an all-open-access publisher)."""
+    doi = citation.identifiers.doi or ""
+    return doi.startswith(OPEN_ACCESS_DOI_PREFIXES) or bool(
+        _OPEN_ACCESS_CONTAINERS.search(citation.container)
+    )
+
 
 def _has_identifier(citation: Citation, kind: str) -> bool:
-    ids = citation.identifiers
-    value: object = getattr(ids, kind, None)
+    value: object = getattr(citation.identifiers, kind, None)
     return bool(value)
+
+
+def search_order(citation: Citation) -> tuple[str, ...]:
+    """The search sources for the citation's type, with PubMed and DOAJ added by field."""
+    order = list(SEARCH_ORDER.get(citation.type, SEARCH_ORDER[WorkType.UNKNOWN]))
+    article_like = citation.type in (WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER)
+    if is_biomedical(citation) and citation.type not in (WorkType.BOOK, WorkType.WEB):
+        order.insert(min(2, len(order)), "pubmed")  # right after Crossref and OpenAlex
+    if article_like and is_likely_open_access(citation):
+        order.append("doaj")
+    return tuple(dict.fromkeys(order))
 
 
 def plan_sources(citation: Citation, enabled: Collection[str]) -> SourcePlan:
     """The plan for ``citation`` over the ``enabled`` sources."""
-    lookups = tuple(
-        source
+    steps: list[PlanStep] = [
+        PlanStep(source, StepKind.LOOKUP)
         for source, kinds in IDENTIFIER_LOOKUPS.items()
         if source in enabled and any(_has_identifier(citation, k) for k in kinds)
+    ]
+    if citation.title:
+        steps += [
+            PlanStep(source, StepKind.SEARCH)
+            for source in search_order(citation)
+            if source in enabled
+        ]
+    planned = {step.source for step in steps}
+    return SourcePlan(tuple(steps), tuple(s for s in enabled if s not in planned))
+
+
+def book_of(chapter: Citation) -> Citation | None:
+    """The book a chapter citation names, as a citation of its own (None if it names
+    none): the container as title, the editors as authors (the chapter's authors when no
+    editors are given), same year and publisher."""
+    if chapter.type is not WorkType.CHAPTER or not chapter.container:
+        return None
+    return replace(
+        chapter,
+        title=chapter.container,
+        authors=chapter.editors or chapter.authors,
+        editors=(),
+        container="",
+        pages="",
+        volume="",
+        issue="",
+        type=WorkType.BOOK,
+        identifiers=replace(chapter.identifiers, doi=None),
     )
-    searches = tuple(
-        source
-        for source in SEARCH_ORDER
-        if source in enabled
-        and citation.title
-        and (SEARCH_TYPES.get(source) is None or citation.type in (SEARCH_TYPES[source] or ()))
-    )
-    planned = set(lookups) | set(searches)
-    not_applicable = tuple(s for s in enabled if s not in planned)
-    return SourcePlan(lookups, searches, not_applicable)
+
+
+def book_plan(book: Citation, enabled: Collection[str]) -> SourcePlan:
+    """Where to look for a chapter's book: ISBN lookups, then book searches."""
+    sources = [s for s in BOOK_CHECK_SOURCES if s in enabled]
+    steps = [
+        PlanStep(s, StepKind.LOOKUP)
+        for s in sources
+        if any(_has_identifier(book, k) for k in IDENTIFIER_LOOKUPS.get(s, ()))
+    ]
+    steps += [PlanStep(s, StepKind.SEARCH) for s in sources]
+    return SourcePlan(tuple(steps), ())

@@ -9,7 +9,7 @@ source             unidentified                    identified
 =================  ==============================  ==============================
 crossref           single 5/s, list 1/s, conc 1     mailto: single 10/s, list 3/s,
                                                    conc 3; Plus token: 150/s
-openalex           100/s (tiny daily budget)       key: 100/s
+openalex           100/s, 1,000 credits a day      key: 100/s, 10,000 credits a day
 pubmed             3/s                             key: 10/s
 semanticscholar    1/s (shared pool, 429-prone)    key: 1/s
 openlibrary        1/s                             mailto in User-Agent: 3/s
@@ -66,6 +66,11 @@ class SourcePolicy:
     pool: str = "public"
     enabled: bool = True
     disabled_reason: str | None = None
+    daily_budget: float | None = None
+    """Most a run may spend in the service's cost unit (``HttpRequest.cost``); None: no
+    budget. The service's own remaining-budget headers are read as well."""
+    budget_hint: str = ""
+    """What buys a bigger budget, for the notice when it is spent."""
 
     def rate_class(self, name: str) -> RateClass:
         return self.classes.get(name) or next(iter(self.classes.values()))
@@ -105,8 +110,13 @@ def default_policy(source: str, settings: Settings) -> SourcePolicy:
         classes = {"single": RateClass(5, 1, 1), "list": RateClass(1, 1, 1)}
         return SourcePolicy(classes, max_concurrency=1, pool="public")
     if source == "openalex":
-        return SourcePolicy(_one(100, concurrency=10), max_concurrency=10,
-                            pool="keyed" if key else "keyless")
+        # Credits: a record lookup is free, a list 1, a search 10. Keyless: $0.10/day
+        # (1,000 credits, about 100 searches); a free key: $1/day (10,000 credits).
+        if key:
+            return SourcePolicy(_one(100, concurrency=10), max_concurrency=10, pool="keyed",
+                                daily_budget=10_000)
+        return SourcePolicy(_one(100, concurrency=10), max_concurrency=10, pool="keyless",
+                            daily_budget=1_000, budget_hint="set OPENALEX_API_KEY")
     if source == "pubmed":
         if key:
             return SourcePolicy(_one(10, concurrency=10), max_concurrency=10, pool="keyed")

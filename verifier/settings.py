@@ -11,6 +11,7 @@
 ``S2_API_KEY``             Semantic Scholar key
 ``GOOGLE_BOOKS_API_KEY``   Google Books key
 ``VERIFIER_CACHE_DIR``     disk cache folder (default: ``~/.cache/citation-verifier``)
+``VERIFIER_INDEPENDENCE``  ``distinct`` (default) or ``lineage``
 ``VERIFIER_<SOURCE>_URL``  base URL of one source, SOURCE in ``CROSSREF``, ``OPENALEX``,
                            ``PUBMED``, ``SEMANTICSCHOLAR``, ``OPENLIBRARY``,
                            ``GOOGLEBOOKS``, ``DOAJ``, ``ARXIV``
@@ -83,6 +84,10 @@ class Settings:
     """Per-citation deadline: past it, sources still out are reported ``timed_out``."""
     time_scale: float = 1.0
     """Divides every published rate interval (tests against a sped-up stand-in)."""
+    independence: str = "distinct"
+    """What makes two agreeing sources independent: ``distinct`` (any two databases) or
+    ``lineage`` (Crossref and OpenAlex agreeing through the same DOI count as one; see
+    ``verifier.verdict.LINEAGES``)."""
 
     def __post_init__(self) -> None:
         unknown = [s for s in self.sources if s not in SOURCE_NAMES]
@@ -92,6 +97,10 @@ class Settings:
             )
         if not self.sources:
             raise ConfigError("no sources enabled")
+        if self.independence not in ("distinct", "lineage"):
+            raise ConfigError(
+                f"independence must be 'distinct' or 'lineage', got {self.independence!r}"
+            )
         if self.mailto is not None and not _MAILTO.match(self.mailto):
             raise ConfigError(f"VERIFIER_MAILTO {self.mailto!r} is not an e-mail address")
         for name, value in (
@@ -124,6 +133,7 @@ class Settings:
             api_keys=keys,
             base_urls=urls,
             cache_dir=Path(cache_dir) if cache_dir else default_cache_dir(),
+            independence=env.get("VERIFIER_INDEPENDENCE") or "distinct",
         )
         return replace(base, **overrides)  # type: ignore[arg-type]
 

@@ -30,6 +30,7 @@ from adapters.base import Identity, SourceAdapter
 
 from .cache import ResponseCache
 from .errors import (
+    BudgetSpent,
     CircuitOpen,
     DeadlineExceeded,
     MalformedResponse,
@@ -190,7 +191,7 @@ class SourceClient:
                 failure = exc
                 if isinstance(exc, TransportError):
                     sent += 1
-            except (UnexpectedStatus, DeadlineExceeded, CircuitOpen) as exc:
+            except (UnexpectedStatus, DeadlineExceeded, CircuitOpen, BudgetSpent) as exc:
                 # None is helped by trying again now, and none says the source is unwell.
                 stats.failures += 1
                 exc.requests = sent
@@ -210,7 +211,7 @@ class SourceClient:
             await asyncio.sleep(delay)
 
     async def _send(self, request: HttpRequest, deadline: float) -> HttpResponse:
-        async with self.gate.slot(request.request_class, deadline):
+        async with self.gate.slot(request.request_class, deadline, request.cost):
             remaining = deadline - self._loop.time()
             if remaining <= 0:
                 raise DeadlineExceeded(f"{self.name}: deadline reached before sending")

@@ -27,6 +27,13 @@ class RunStats:
     sources: dict[str, SourceStats] = field(default_factory=dict)
     started: int = 0
     finished: int = 0
+    notices: list[str] = field(default_factory=list)
+    """Things the user should know once per run (a source skipped for want of a key, a
+    budget spent), in the order they happened."""
+
+    def notice(self, message: str) -> None:
+        if message not in self.notices:
+            self.notices.append(message)
 
     def source(self, name: str) -> SourceStats:
         stats = self.sources.get(name)

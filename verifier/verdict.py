@@ -1,6 +1,7 @@
 """The agreement rule and everything else the report concludes from the sources' answers.
 
 - ``verified``: at least :data:`AGREEMENT` independent sources match title and authorship;
+  what counts as independent is the run's ``independence`` setting (:func:`independent_groups`);
 - ``unconfirmed``: exactly one does;
 - ``no_trace``: no source matches and every applicable source answered;
 - ``inconclusive``: no source matches and at least one applicable source could not answer
@@ -38,17 +39,67 @@ class Verdict:
     agreeing: tuple[str, ...]
 
 
+LINEAGES: tuple[tuple[str, str, str], ...] = (
+    # (source, source, identifier): when both match through the same value of that
+    # identifier, the second may be a copy of the first. OpenAlex ingests Crossref and
+    # PubMed; Semantic Scholar ingests PubMed.
+    ("crossref", "openalex", "doi"),
+    ("openalex", "pubmed", "pmid"),
+    ("semanticscholar", "pubmed", "pmid"),
+)
+
+INDEPENDENCE_RULES = ("distinct", "lineage")
+"""``distinct``: any two different databases are independent. ``lineage``: two databases
+that agree through the same identifier along a known ingestion path (:data:`LINEAGES`)
+count as one."""
+
+
 def matching_sources(results: Mapping[str, SourceResult]) -> tuple[str, ...]:
     return tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
 
 
-def agreement_reached(results: Mapping[str, SourceResult]) -> bool:
-    return len(matching_sources(results)) >= AGREEMENT
+def _same_identifier(a: SourceResult, b: SourceResult, kind: str) -> bool:
+    if a.record is None or b.record is None:
+        return False
+    left: object = getattr(a.record.identifiers, kind)
+    right: object = getattr(b.record.identifiers, kind)
+    return bool(left) and isinstance(left, str) and isinstance(right, str) and (
+        left.lower() == right.lower()
+    )
 
 
-def decide(results: Mapping[str, SourceResult]) -> Verdict:
+def independent_groups(
+    results: Mapping[str, SourceResult], independence: str = "distinct"
+) -> list[tuple[str, ...]]:
+    """The matching sources, grouped so that each group is one independent witness."""
+    matched = list(matching_sources(results))
+    group = {s: s for s in matched}
+
+    def root(s: str) -> str:
+        while group[s] != s:
+            s = group[s]
+        return s
+
+    if independence == "lineage":
+        for a, b, kind in LINEAGES:
+            if a in group and b in group and _same_identifier(results[a], results[b], kind):
+                group[root(b)] = root(a)
+    groups: dict[str, list[str]] = {}
+    for s in matched:
+        groups.setdefault(root(s), []).append(s)
+    return [tuple(g) for g in groups.values()]
+
+
+def agreement_reached(
+    results: Mapping[str, SourceResult], independence: str = "distinct"
+) -> bool:
+    return len(independent_groups(results, independence)) >= AGREEMENT
+
+
+def decide(results: Mapping[str, SourceResult], independence: str = "distinct") -> Verdict:
     agreeing = matching_sources(results)
-    if len(agreeing) >= AGREEMENT:
+    witnesses = len(independent_groups(results, independence))
+    if witnesses >= AGREEMENT:
         return Verdict(Status.VERIFIED, agreeing)
     if agreeing:
         return Verdict(Status.UNCONFIRMED, agreeing)

@@ -1,0 +1,106 @@
+"""Which sources the planner asks, how and in what order, per kind of citation."""
+
+from __future__ import annotations
+
+from verifier.models import Author, Citation, Identifiers, WorkType
+from verifier.planner import StepKind, book_of, book_plan, plan_sources
+from verifier.settings import SOURCE_NAMES
+
+ALL = list(SOURCE_NAMES)
+SMITH = (Author(family="Smith", given="J."),)
+
+
+def steps(citation: Citation, enabled: list[str] = ALL) -> list[tuple[str, str]]:
+    return [(s.source, s.kind.value) for s in plan_sources(citation, enabled).steps]
+
+
+def test_article_with_doi_is_looked_up_before_anything_is_searched() -> None:
+    cited = Citation(title="Deep learning", authors=SMITH, type=WorkType.ARTICLE,
+                     container="Nature", identifiers=Identifiers(doi="10.1038/nature14539"))
+    plan = steps(cited)
+    lookups = [p for p in plan if p[1] == "lookup"]
+    assert lookups[:2] == [("crossref", "lookup"), ("openalex", "lookup")]
+    first_search = next(i for i, p in enumerate(plan) if p[1] == "search")
+    assert all(p[1] == "lookup" for p in plan[:first_search])
+    assert ("openlibrary", "lookup") not in plan  # a DOI is nothing Open Library resolves
+
+
+def test_article_without_identifiers_is_searched_in_the_article_databases() -> None:
+    cited = Citation(title="A study of soil", authors=SMITH, type=WorkType.ARTICLE,
+                     container="Journal of Soil Science")
+    assert steps(cited) == [("crossref", "search"), ("openalex", "search"),
+                            ("semanticscholar", "search")]
+
+
+def test_book_with_isbn_goes_to_the_book_sources_first() -> None:
+    cited = Citation(title="Stonehenge", authors=SMITH, type=WorkType.BOOK,
+                     publisher="Yale", identifiers=Identifiers(isbn=("9780300085709",)))
+    plan = steps(cited)
+    assert plan[:2] == [("openlibrary", "lookup"), ("googlebooks", "lookup")]
+    searches = [s for s, k in plan if k == "search"]
+    assert searches[:2] == ["openlibrary", "googlebooks"]
+    assert "pubmed" not in searches and "arxiv" not in searches
+
+
+def test_chapter_is_searched_as_a_chapter_and_its_book_as_a_book() -> None:
+    chapter = Citation(
+        title="The origins of farming", authors=SMITH, type=WorkType.CHAPTER,
+        container="The Oxford Handbook of Prehistory",
+        editors=(Author(family="Renfrew", given="C."),), pages="1-20", year=2010,
+    )
+    searches = [s for s, k in steps(chapter) if k == "search"]
+    assert searches[:2] == ["crossref", "openalex"]
+    book = book_of(chapter)
+    assert book is not None
+    assert book.title == "The Oxford Handbook of Prehistory"
+    assert book.type is WorkType.BOOK and book.authors == chapter.editors
+    assert [s.source for s in book_plan(book, ALL).steps] == ["openlibrary", "googlebooks",
+                                                              "crossref"]
+    assert book_of(Citation(title="x", type=WorkType.ARTICLE)) is None
+
+
+def test_arxiv_preprint_goes_to_arxiv() -> None:
+    cited = Citation(title="Attention is all you need", authors=SMITH, type=WorkType.PREPRINT,
+                     identifiers=Identifiers(arxiv="1706.03762"))
+    plan = steps(cited)
+    assert ("arxiv", "lookup") in plan and ("semanticscholar", "lookup") in plan
+    assert [s for s, k in plan if k == "search"][0] == "arxiv"
+
+
+def test_biomedical_article_includes_pubmed_right_after_the_cheap_two() -> None:
+    cited = Citation(title="Aspirin and stroke", authors=SMITH, type=WorkType.ARTICLE,
+                     container="The Lancet")
+    assert [s for s, _ in steps(cited)][:3] == ["crossref", "openalex", "pubmed"]
+    plain = Citation(title="Bond markets", authors=SMITH, type=WorkType.ARTICLE,
+                     container="Journal of Finance")
+    assert "pubmed" not in [s for s, _ in steps(plain)]
+
+
+def test_open_access_journals_add_doaj() -> None:
+    cited = Citation(title="Coral bleaching", authors=SMITH, type=WorkType.ARTICLE,
+                     container="PLoS ONE")
+    assert ("doaj", "search") in steps(cited)
+    closed = Citation(title="Coral bleaching", authors=SMITH, type=WorkType.ARTICLE,
+                      container="Marine Biology")
+    assert ("doaj", "search") not in steps(closed)
+
+
+def test_web_page_is_searched_in_general_and_book_sources() -> None:
+    cited = Citation(title="Climate change indicators", type=WorkType.WEB,
+                     authors=(Author(literal="US EPA"),),
+                     identifiers=Identifiers(url="https://www.epa.gov/climate-indicators"))
+    plan = steps(cited)
+    assert all(k == "search" for _, k in plan)
+    assert [s for s, _ in plan] == ["crossref", "openalex", "openlibrary", "googlebooks"]
+
+
+def test_only_enabled_sources_are_planned_and_the_rest_are_not_applicable() -> None:
+    cited = Citation(title="A study of soil", authors=SMITH, type=WorkType.ARTICLE)
+    plan = plan_sources(cited, ["crossref", "arxiv"])
+    assert [(s.source, s.kind) for s in plan.steps] == [("crossref", StepKind.SEARCH)]
+    assert plan.not_applicable == ("arxiv",)
+
+
+def test_a_citation_without_a_title_is_only_looked_up() -> None:
+    cited = Citation(identifiers=Identifiers(doi="10.1/x"))
+    assert all(k == "lookup" for _, k in steps(cited))

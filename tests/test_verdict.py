@@ -1,0 +1,75 @@
+"""The agreement rule, independence, and retraction status."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.models import (
+    Identifiers,
+    Retraction,
+    SourceResult,
+    SourceStatus,
+    Status,
+    WorkRecord,
+)
+from verifier.verdict import decide, independent_groups, retraction_status
+
+
+def match(source: str, doi: str | None = "10.1/a", retracted: bool | None = None,
+          pmid: str | None = None) -> SourceResult:
+    record = WorkRecord(source=source, source_id="x", url="", title="T",
+                        identifiers=Identifiers(doi=doi, pmid=pmid), retracted=retracted)
+    return SourceResult(SourceStatus.MATCH, record)
+
+
+MISS = SourceResult(SourceStatus.NO_MATCH)
+DOWN = SourceResult(SourceStatus.ERROR, error="HTTP 503")
+
+
+@pytest.mark.parametrize(
+    ("results", "status"),
+    [
+        ({"crossref": match("crossref"), "openalex": match("openalex")}, Status.VERIFIED),
+        ({"crossref": match("crossref"), "openalex": MISS}, Status.UNCONFIRMED),
+        ({"crossref": match("crossref"), "openalex": DOWN}, Status.UNCONFIRMED),
+        ({"crossref": MISS, "openalex": MISS}, Status.NO_TRACE),
+        ({"crossref": MISS, "openalex": DOWN}, Status.INCONCLUSIVE),
+        ({"crossref": MISS, "googlebooks": SourceResult(SourceStatus.SKIPPED)}, Status.NO_TRACE),
+        ({"googlebooks": SourceResult(SourceStatus.SKIPPED)}, Status.INCONCLUSIVE),
+        ({"crossref": SourceResult(SourceStatus.RATE_LIMITED)}, Status.INCONCLUSIVE),
+    ],
+)
+def test_the_agreement_rule(results: dict[str, SourceResult], status: Status) -> None:
+    assert decide(results).status is status
+
+
+def test_lineage_counts_crossref_and_openalex_through_one_doi_as_one_witness() -> None:
+    results = {"crossref": match("crossref"), "openalex": match("openalex")}
+    assert decide(results, "distinct").status is Status.VERIFIED
+    assert decide(results, "lineage").status is Status.UNCONFIRMED
+    assert independent_groups(results, "lineage") == [("crossref", "openalex")]
+    # Through different DOIs (or none) they are separate witnesses even under lineage.
+    apart = {"crossref": match("crossref", "10.1/a"), "openalex": match("openalex", None)}
+    assert decide(apart, "lineage").status is Status.VERIFIED
+    # A third, independent source makes the lineage pair verified again.
+    results["semanticscholar"] = match("semanticscholar")
+    assert decide(results, "lineage").status is Status.VERIFIED
+
+
+def test_lineage_also_joins_pubmed_copies_through_one_pmid() -> None:
+    results = {"openalex": match("openalex", None, pmid="123"),
+               "pubmed": match("pubmed", None, pmid="123"),
+               "semanticscholar": match("semanticscholar", None, pmid="123")}
+    assert len(independent_groups(results, "lineage")) == 1
+    assert len(independent_groups(results, "distinct")) == 3
+
+
+def test_retraction_is_never_clean_by_default() -> None:
+    agreeing = ("crossref", "openalex")
+    said_retracted = {"crossref": match("crossref", retracted=False),
+                      "openalex": match("openalex", retracted=True)}
+    assert retraction_status(said_retracted, agreeing) is Retraction.RETRACTED
+    no_data = {"semanticscholar": match("semanticscholar", retracted=None)}
+    assert retraction_status(no_data, ("semanticscholar",)) is Retraction.UNKNOWN
+    clean = {"crossref": match("crossref", retracted=False)}
+    assert retraction_status(clean, ("crossref",)) is Retraction.CLEAN

@@ -1,0 +1,225 @@
+"""One plan run for one citation: ask sources step by step until enough of them agree.
+
+:class:`PlanRun` executes a :class:`~verifier.planner.SourcePlan` against the engine's
+source clients. Steps start in plan order, only as many at a time as independent
+matches are still needed, and the run stops as soon as ``needed`` independent sources
+match (steps still out are cancelled). Every source failure becomes a value: a
+:class:`~verifier.models.SourceResult` whose status says the source could not answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .errors import SourceError
+from .matching import best_candidate, is_title_by_other_authors
+from .models import Citation, SourceResult, SourceStatus
+from .planner import PlanStep, SourcePlan, StepKind
+from .source_client import SourceClient
+from .stats import RunStats
+from .verdict import independent_groups
+
+NOT_NEEDED = "not needed: agreement already reached"
+CUT_OFF = "not checked before the citation's deadline"
+
+
+@dataclass(frozen=True, slots=True)
+class _StepOutcome:
+    result: SourceResult
+    flags: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class _SourceState:
+    """What one source has said about one citation so far (a lookup, a search, or both)."""
+
+    outcomes: list[SourceResult] = field(default_factory=list)
+    flags: set[str] = field(default_factory=set)
+    pending: bool = False
+
+    @property
+    def matched(self) -> bool:
+        return any(o.status is SourceStatus.MATCH for o in self.outcomes)
+
+    def result(self) -> SourceResult | None:
+        """The source's answer: a match if any step matched; else a failure if any step
+        failed (the source could not fully answer); else its best miss."""
+        if not self.outcomes:
+            return None
+        requests = sum(o.requests for o in self.outcomes)
+        queried = [o for o in self.outcomes if o.requests or o.cached]
+        cached = bool(queried) and all(o.cached for o in queried)
+        match = next((o for o in self.outcomes if o.status is SourceStatus.MATCH), None)
+        failed = next((o for o in self.outcomes if o.status.failed), None)
+        evidence = max(
+            (o for o in self.outcomes if o.record is not None and o.scores is not None),
+            key=lambda o: o.scores.title if o.scores else 0.0,
+            default=None,
+        )
+        if match is not None:
+            chosen = match
+        elif failed is not None:
+            chosen = SourceResult(
+                failed.status,
+                evidence.record if evidence else None,
+                evidence.scores if evidence else None,
+                error=failed.error,
+            )
+        else:
+            answered = [o for o in self.outcomes if o.status is SourceStatus.NO_MATCH]
+            skipped = [o for o in self.outcomes if o.status is SourceStatus.SKIPPED]
+            chosen = (evidence if answered else None) or (answered or skipped or self.outcomes)[0]
+        return SourceResult(
+            status=chosen.status,
+            record=chosen.record,
+            scores=chosen.scores,
+            requests=requests,
+            cached=cached,
+            error=chosen.error,
+            reason=chosen.reason,
+        )
+
+
+class PlanRun:
+    """Runs one plan for one citation; read :meth:`results` and :attr:`flags` after."""
+
+    def __init__(
+        self,
+        citation: Citation,
+        clients: Mapping[str, SourceClient],
+        stats: RunStats,
+        *,
+        deadline: float,
+        independence: str,
+    ) -> None:
+        self.citation = citation
+        self._clients = clients
+        self._stats = stats
+        self._deadline = deadline
+        self._independence = independence
+        self._states: dict[str, _SourceState] = {}
+        self._needed = 1
+
+    async def run(self, plan: SourcePlan, *, needed: int) -> None:
+        """Run ``plan`` until ``needed`` independent sources match or the plan is done."""
+        self._needed = needed
+        for name in plan.not_applicable:
+            self._state(name).outcomes.append(
+                SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
+            )
+        for step in plan.steps:
+            self._state(step.source).pending = True
+        queue = list(plan.steps)
+        running: dict[asyncio.Task[_StepOutcome], PlanStep] = {}
+        try:
+            while queue or running:
+                width = max(1, needed - self.witnesses())
+                while queue and len(running) < width:
+                    step = queue.pop(0)
+                    if self._state(step.source).matched:
+                        continue  # its lookup already found the work: no search
+                    running[asyncio.create_task(self._run_step(step))] = step
+                if not running:
+                    break
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    step = running.pop(task)
+                    outcome = task.result()
+                    state = self._state(step.source)
+                    state.outcomes.append(outcome.result)
+                    state.flags.update(outcome.flags)
+                    state.pending = any(s.source == step.source for s in queue) or any(
+                        s.source == step.source for s in running.values()
+                    )
+                if self.witnesses() >= needed:
+                    return
+        finally:
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+
+    def witnesses(self) -> int:
+        return len(independent_groups(self._partial_results(), self._independence))
+
+    def results(self) -> dict[str, SourceResult]:
+        """Each asked source's answer. A source whose steps did not all run says what it
+        has if it matched; else it is ``skipped`` when the run stopped at agreement, and
+        ``timed_out`` when the deadline cut it off (never a miss: it did not finish)."""
+        agreed = self.witnesses() >= self._needed
+        results: dict[str, SourceResult] = {}
+        for name, state in self._states.items():
+            result = state.result()
+            if state.pending and not state.matched:
+                if agreed:
+                    result = result or SourceResult(SourceStatus.SKIPPED, reason=NOT_NEEDED)
+                else:
+                    evidence = result.record if result else None
+                    scores = result.scores if result else None
+                    requests = result.requests if result else 0
+                    result = SourceResult(SourceStatus.TIMED_OUT, evidence, scores,
+                                          requests=requests, error=CUT_OFF)
+            if result is not None:
+                results[name] = result
+        return results
+
+    @property
+    def flags(self) -> set[str]:
+        return {f for state in self._states.values() for f in state.flags}
+
+    def _partial_results(self) -> dict[str, SourceResult]:
+        return {
+            name: result
+            for name, state in self._states.items()
+            if (result := state.result()) is not None
+        }
+
+    def _state(self, source: str) -> _SourceState:
+        state = self._states.get(source)
+        if state is None:
+            state = self._states[source] = _SourceState()
+        return state
+
+    async def _run_step(self, step: PlanStep) -> _StepOutcome:
+        client = self._clients[step.source]
+        adapter = client.adapter
+        citation = self.citation
+        if step.kind is StepKind.LOOKUP:
+            request = adapter.lookup_request(citation, client.identity)
+        else:
+            request = adapter.search_request(citation, client.identity)
+        if request is None:
+            return _StepOutcome(
+                SourceResult(SourceStatus.NOT_APPLICABLE, reason=f"no {step.kind.value} possible")
+            )
+        loop = asyncio.get_running_loop()
+        budget = min(self._deadline, loop.time() + client.gate.policy.source_budget_s)
+        try:
+            answer = await client.query(request, budget)
+        except SourceError as exc:
+            if exc.status is SourceStatus.SKIPPED:
+                self._stats.notice(str(exc))
+                return _StepOutcome(SourceResult(exc.status, requests=exc.requests,
+                                                 reason=str(exc)))
+            return _StepOutcome(SourceResult(exc.status, requests=exc.requests, error=str(exc)))
+        # A retraction or correction notice is never the cited work itself.
+        candidates = [r for r in answer.records if r.notice_for is None]
+        best = best_candidate(citation, candidates)
+        if best is None:
+            return _StepOutcome(
+                SourceResult(SourceStatus.NO_MATCH, requests=answer.requests, cached=answer.cached)
+            )
+        record, scores = best
+        status = SourceStatus.MATCH if scores.is_match else SourceStatus.NO_MATCH
+        flags: set[str] = set()
+        if is_title_by_other_authors(scores, citation, record):
+            flags.add("title_by_other_authors")
+        if step.kind is StepKind.LOOKUP and not scores.is_match:
+            flags.add("doi_mismatch" if citation.identifiers.doi else "identifier_mismatch")
+        if scores.is_match:
+            flags.update(record.notices)
+        result = SourceResult(status, record, scores, requests=answer.requests,
+                              cached=answer.cached)
+        return _StepOutcome(result, frozenset(flags))
