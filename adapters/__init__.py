@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+from .arxiv import ArxivAdapter
 from .base import Identity, RateHint, SourceAdapter
 from .crossref import CrossrefAdapter
+from .doaj import DoajAdapter
+from .googlebooks import GoogleBooksAdapter
 from .openalex import OpenAlexAdapter
+from .openlibrary import OpenLibraryAdapter
+from .pubmed import PubMedAdapter
+from .semanticscholar import SemanticScholarAdapter
 
-ADAPTERS: tuple[type[SourceAdapter], ...] = (CrossrefAdapter, OpenAlexAdapter)
+ADAPTERS: tuple[type[SourceAdapter], ...] = (
+    CrossrefAdapter,
+    OpenAlexAdapter,
+    PubMedAdapter,
+    SemanticScholarAdapter,
+    OpenLibraryAdapter,
+    GoogleBooksAdapter,
+    DoajAdapter,
+    ArxivAdapter,
+)
 """Every source adapter, in the order sources are listed and reported."""
 
 
@@ -22,10 +37,16 @@ def adapter_for(name: str) -> SourceAdapter:
 
 __all__ = [
     "ADAPTERS",
+    "ArxivAdapter",
     "CrossrefAdapter",
+    "DoajAdapter",
+    "GoogleBooksAdapter",
     "Identity",
     "OpenAlexAdapter",
+    "OpenLibraryAdapter",
+    "PubMedAdapter",
     "RateHint",
+    "SemanticScholarAdapter",
     "SourceAdapter",
     "adapter_for",
 ]

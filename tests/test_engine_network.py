@@ -506,3 +506,25 @@ async def test_a_spent_budget_skips_the_source_with_a_notice_never_a_miss() -> N
     assert "budget" in (reports[2].sources["openalex"].reason or "")
     assert reports[2].status is Status.NO_TRACE  # crossref answered; a skip is no miss
     assert notices and "OPENALEX_API_KEY" in notices[0]
+
+
+@pytest.mark.asyncio
+async def test_a_single_limit_source_paces_lookups_and_searches_together() -> None:
+    """Semantic Scholar-like: one limit for every endpoint. A DOI lookup and a search of
+    the same source must share it, not get one limiter each."""
+    from verifier.policy import RateClass, SourcePolicy
+
+    one = SourcePolicy({"all": RateClass(4, 1.0, 4)}, max_concurrency=4,
+                       backoff_base_s=0.01, backoff_cap_s=0.05)
+    async with scripted_server({
+        "/crossref/works/": [Reply(404, "Resource not found.")],
+        "/crossref/works": [CROSSREF_EMPTY],
+        "/openalex/works": [OPENALEX_EMPTY],
+    }) as server:
+        async with Verifier(settings_for(server), policies=policies(crossref=one)) as v:
+            texts = [CITATION.replace("checks", f"checks {i}") + f" doi:10.1000/z{i}"
+                     for i in range(6)]
+            _ = [r async for r in v.verify_many(texts, concurrency=6)]
+    hits = server.hits_for("/crossref")
+    assert len(hits) == 12  # a lookup and a search per citation
+    assert max_in_window([h.arrived for h in hits], 0.95) <= 5  # 4/s, one of slack

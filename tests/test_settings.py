@@ -89,3 +89,11 @@ def test_time_scale_speeds_every_limit_up_equally() -> None:
     table = PolicyTable.for_settings(Settings(time_scale=10.0))
     assert table["arxiv"].rate_class("list").per_second == pytest.approx(10 / 3)
     assert table["crossref"].rate_class("list").per_second == pytest.approx(10)
+
+
+def test_every_source_has_exactly_one_adapter_in_settings_order() -> None:
+    from adapters import ADAPTERS, adapter_for
+
+    assert tuple(a.name for a in ADAPTERS) == SOURCE_NAMES
+    assert all(adapter_for(name.upper()).name == name for name in SOURCE_NAMES)
+    assert Settings().sources == SOURCE_NAMES

@@ -59,6 +59,7 @@ def input_error_record(error: InputError, index: int) -> dict[str, object]:
         "elapsed_s": 0.0,
         "error": error.message,
         "correction": None,
+        "book": None,
     }
 
 

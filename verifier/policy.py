@@ -49,7 +49,8 @@ class SourcePolicy:
     """How the engine treats one source. Times are in seconds."""
 
     classes: Mapping[str, RateClass]
-    """Rate classes by name; requests name theirs (``"single"``, ``"list"``)."""
+    """Rate classes by name; requests name theirs (``"single"``, ``"list"``). A request
+    whose class the policy does not name counts against the first class."""
     max_concurrency: int
     """In flight at once across all classes of the source."""
     request_timeout_s: float = 20.0
@@ -92,9 +93,14 @@ class SourcePolicy:
         )
 
 
+SHARED_CLASS = "all"
+"""The one rate class of a source whose limit covers every endpoint alike."""
+
+
 def _one(rate: float, period_s: float = 1.0, concurrency: int = 1) -> dict[str, RateClass]:
-    rc = RateClass(rate, period_s, concurrency)
-    return {"single": rc, "list": rc}
+    # One class, so lookups and searches share one limiter: two classes of the same
+    # figures would let the source see twice its limit.
+    return {SHARED_CLASS: RateClass(rate, period_s, concurrency)}
 
 
 def default_policy(source: str, settings: Settings) -> SourcePolicy:
@@ -161,3 +167,54 @@ class PolicyTable:
 
     def __getitem__(self, source: str) -> SourcePolicy:
         return self.policies[source]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSummary:
+    """One row of ``verifier sources``: a source as this run would treat it."""
+
+    name: str
+    pool: str
+    keyed: bool
+    enabled: bool
+    limits: str
+    """The rate classes in force, e.g. "single 10/s, list 3/s; 3 at a time"."""
+    note: str
+    base_url: str
+
+
+def _rate_text(rate_class: RateClass) -> str:
+    if rate_class.per_second >= 1:
+        return f"{rate_class.per_second:g}/s"
+    return f"1 per {1 / rate_class.per_second:g} s"
+
+
+def summarize(settings: Settings, sources: tuple[str, ...] | None = None) -> list[SourceSummary]:
+    """What each source's pool, limits and state are for these settings."""
+    from .settings import SOURCE_NAMES
+
+    table = PolicyTable.for_settings(settings)
+    rows = []
+    for name in sources or SOURCE_NAMES:
+        policy = table[name]
+        classes = {n: _rate_text(c) for n, c in policy.classes.items()}
+        if len(set(classes.values())) == 1:
+            limits = next(iter(classes.values()))
+        else:
+            limits = ", ".join(f"{n} {t}" for n, t in classes.items())
+        limits += f"; {policy.max_concurrency} at a time"
+        if policy.daily_budget is not None:
+            limits += f"; {policy.daily_budget:,.0f} credits a day"
+        note = policy.disabled_reason or ""
+        if policy.enabled and name not in settings.sources:
+            note = "not in --sources"
+        rows.append(SourceSummary(
+            name=name,
+            pool=policy.pool,
+            keyed=settings.key(name) is not None,
+            enabled=policy.enabled and name in settings.sources,
+            limits=limits,
+            note=note,
+            base_url=settings.base_urls[name],
+        ))
+    return rows

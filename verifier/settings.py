@@ -72,7 +72,7 @@ class Settings:
     mailto: str | None = None
     api_keys: Mapping[str, str] = field(default_factory=dict)
     base_urls: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_BASE_URLS))
-    sources: tuple[str, ...] = ("crossref", "openalex")
+    sources: tuple[str, ...] = SOURCE_NAMES
     """Sources the engine may ask, in the user's order (the planner decides the real order)."""
     cache_dir: Path | None = field(default_factory=default_cache_dir)
     """None disables the disk cache."""

@@ -1,0 +1,248 @@
+"""Google Books API v1 (https://www.googleapis.com/books/v1)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.identifiers import isbn_is_valid
+from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.transport import HttpRequest, HttpResponse
+
+from ._text import clean_text, json_body, json_object, split_person_name
+from .base import Identity, SourceAdapter
+
+_MAX_RESULTS = "5"
+_ISBN_QUERY = "isbn:"
+_ISBN_LABEL = re.compile(r"^\s*ISBN(?:-1[03])?:?", re.I)
+_YEAR = re.compile(r"^\s*(\d{4})")
+# Where a cited title's subtitle starts: a colon, a spaced dash, or after "?"/"!".
+_SUBTITLE_BREAK = re.compile(r"\s*:\s+|\s+[—–]\s+|(?<=[?!])\s+")
+# A double quote would end the quoted phrase early.
+_PHRASE_UNSAFE = str.maketrans({'"': " ", "“": " ", "”": " ", "„": " "})
+_WORD = re.compile(r"\w[\w'’]*")
+_TYPES = {"BOOK": WorkType.BOOK, "MAGAZINE": WorkType.OTHER}
+
+
+class GoogleBooksAdapter(SourceAdapter):
+    """Google Books: ISBN lookup and title search, both on ``/volumes``.
+
+    Service-specific:
+
+    - The API key travels as the ``key`` query parameter (an identity parameter, out of
+      the cache key). Keyless calls are charged to an exhausted shared quota and get 429,
+      so the engine leaves this source out without a key.
+    - ``q=isbn:`` is a relevance search, not a lookup: it returns unrelated books for an
+      unknown ISBN and the "nearest" book for a mistyped one. Answers to an ISBN query
+      keep only volumes whose ``industryIdentifiers`` hold the cited ISBN (compared as
+      ISBN-13), so an empty list means "no such ISBN".
+    - Search is ``intitle:"<title>" inauthor:"<family name>"``. The quoted title must
+      appear verbatim and Google keeps subtitles in a separate field, so with an author
+      the subtitle is left out; without one, its words go in unquoted.
+    - No matches is ``{"kind": "books#volumes", "totalItems": 0}``: ``items`` is omitted.
+    - ``authors`` often lists editors and adapters alongside the author.
+    """
+
+    name = "googlebooks"
+
+    def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        isbn = next(iter(_valid_isbns(citation.identifiers.isbn)), None)
+        if isbn is None:
+            return None
+        return HttpRequest(
+            path="/volumes",
+            params=(("q", _ISBN_QUERY + isbn),),
+            request_class="single",
+            identity_params=_identity_params(identity),
+        )
+
+    def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        title = " ".join(citation.title.translate(_PHRASE_UNSAFE).split())
+        if not title:
+            return None
+        author = _first_author_name(citation)
+        main, subtitle_words = _split_subtitle(title)
+        terms = [f'intitle:"{main}"']
+        if author:
+            terms.append(f'inauthor:"{author}"')
+        elif subtitle_words:
+            terms.append(subtitle_words)  # unquoted: they rank the right volume first
+        return HttpRequest(
+            path="/volumes",
+            params=(("q", " ".join(terms)), ("maxResults", _MAX_RESULTS), ("printType", "books")),
+            request_class="list",
+            identity_params=_identity_params(identity),
+        )
+
+    def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        if response.status != 200:
+            raise UnexpectedStatus(
+                f"googlebooks: HTTP {response.status}{_error_detail(response)}", response.status
+            )
+        body = json_body(response, self.name)
+        if not isinstance(body, dict):
+            raise MalformedResponse("googlebooks: body is not a JSON object")
+        if "error" in body:
+            raise MalformedResponse(f"googlebooks: an error in a 200{_error_detail(response)}")
+        if "items" in body:
+            items = body["items"]
+            if not isinstance(items, list):
+                raise MalformedResponse("googlebooks: 'items' is not a list")
+            records = [self._record(item) for item in items]
+        elif body.get("kind") == "books#volumes" or "totalItems" in body:
+            records = []  # no matches: Google omits "items" altogether
+        elif "volumeInfo" in body:
+            records = [self._record(body)]  # /volumes/{id}
+        else:
+            raise MalformedResponse("googlebooks: neither a volume list nor a volume")
+        wanted = _queried_isbn(request)
+        if wanted is None:
+            return records
+        return [r for r in records if wanted in {_isbn13(i) for i in r.identifiers.isbn}]
+
+    def _record(self, volume: object) -> WorkRecord:
+        if not isinstance(volume, dict):
+            raise MalformedResponse("googlebooks: a volume is not an object")
+        volume_id = clean_text(volume.get("id"))
+        info = volume.get("volumeInfo")
+        if not volume_id or not isinstance(info, dict):
+            raise MalformedResponse("googlebooks: a volume without id or volumeInfo")
+        isbn, issn = _identifiers(info.get("industryIdentifiers"))
+        print_type = clean_text(info.get("printType")).upper()
+        return WorkRecord(
+            source=self.name,
+            source_id=volume_id,
+            url=_volume_url(volume_id, info),
+            title=_title(info.get("title"), info.get("subtitle")),
+            authors=_split_names(info.get("authors")),
+            year=_year(info.get("publishedDate")),
+            publisher=clean_text(info.get("publisher")),
+            type=_TYPES.get(print_type, WorkType.BOOK),
+            identifiers=Identifiers(isbn=isbn, issn=issn),
+        )
+
+
+def _identity_params(identity: Identity) -> tuple[tuple[str, str], ...]:
+    return (("key", identity.api_key),) if identity.api_key else ()
+
+
+def _error_detail(response: HttpResponse) -> str:
+    """ " (message [reason])" from a Google API error body, or "" when there is none."""
+    try:
+        body = json_body(response, "googlebooks")
+    except MalformedResponse:
+        return ""
+    error = json_object(body.get("error")) if isinstance(body, dict) else {}
+    message = clean_text(error.get("message"))
+    errors = error.get("errors")
+    reasons = (
+        [clean_text(json_object(e).get("reason")) for e in errors if json_object(e).get("reason")]
+        if isinstance(errors, list)
+        else []
+    )
+    if not message and not reasons:
+        return ""
+    reason = f" [{', '.join(reasons)}]" if reasons else ""
+    return f" ({message}{reason})" if message else f" ({', '.join(reasons)})"
+
+
+def _normalized_isbn(value: str) -> str | None:
+    isbn = re.sub(r"[\s-]", "", _ISBN_LABEL.sub("", value)).upper()
+    return isbn if isbn_is_valid(isbn) else None
+
+
+def _valid_isbns(values: tuple[str, ...]) -> list[str]:
+    """The cited ISBNs with a correct check digit, as digits, without repeats."""
+    found: list[str] = []
+    for value in values:
+        isbn = _normalized_isbn(value)
+        if isbn is not None and isbn not in found:
+            found.append(isbn)
+    return found
+
+
+def _isbn13(isbn: str) -> str:
+    """An ISBN as ISBN-13 (an ISBN-10 gains the 978 prefix and a new check digit);
+    anything that is not a valid ISBN comes back as its bare digits."""
+    normalized = _normalized_isbn(isbn)
+    if normalized is None:
+        return re.sub(r"[\s-]", "", isbn).upper()
+    if len(normalized) == 13:
+        return normalized
+    core = "978" + normalized[:9]
+    total = sum((3 if i % 2 else 1) * int(c) for i, c in enumerate(core))
+    return core + str(-total % 10)
+
+
+def _queried_isbn(request: HttpRequest) -> str | None:
+    """The ISBN (as ISBN-13) an ``isbn:`` query asked for, or None for other requests."""
+    query = dict(request.params).get("q", "").strip()
+    if not query.lower().startswith(_ISBN_QUERY):
+        return None
+    return _isbn13(query[len(_ISBN_QUERY) :])
+
+
+def _first_author_name(citation: Citation) -> str:
+    """The first cited author's family name (or organisation name), or ""."""
+    for author in citation.authors:
+        name = " ".join((author.family or author.literal).translate(_PHRASE_UNSAFE).split())
+        if name:
+            return name
+    return ""
+
+
+def _split_subtitle(title: str) -> tuple[str, str]:
+    """(main title, the subtitle's words) of a cited title; the words are bare so none
+    reads as an operator ("-word" excludes, "word:" names a field)."""
+    parts = _SUBTITLE_BREAK.split(title, maxsplit=1)
+    if len(parts) == 2 and parts[0].strip() and parts[1].strip():
+        return parts[0].strip(), " ".join(_WORD.findall(parts[1]))
+    return title, ""
+
+
+def _split_names(value: object) -> tuple[Author, ...]:
+    """Authors from a list of display names ("Herman Melville")."""
+    if not isinstance(value, list):
+        return ()
+    authors = [split_person_name(clean_text(name)) for name in value]
+    return tuple(a for a in authors if a is not None)
+
+
+def _title(title: object, subtitle: object) -> str:
+    main, sub = clean_text(title), clean_text(subtitle)
+    if not main:
+        return sub
+    if not sub or sub.lower() in main.lower():
+        return main
+    return f"{main} {sub}" if main[-1] in ":?!." else f"{main}: {sub}"
+
+
+def _identifiers(value: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(ISBN-13s then ISBN-10s, ISSNs) from ``industryIdentifiers``; library scan ids
+    ("OTHER", e.g. "HARVARD:HN1E4C") are dropped."""
+    by_type: dict[str, list[str]] = {"ISBN_13": [], "ISBN_10": [], "ISSN": []}
+    for raw in value if isinstance(value, list) else ():
+        entry = json_object(raw)
+        kind, identifier = entry.get("type"), clean_text(entry.get("identifier"))
+        if isinstance(kind, str) and kind in by_type and identifier:
+            by_type[kind].append(identifier)
+    return tuple(by_type["ISBN_13"] + by_type["ISBN_10"]), tuple(by_type["ISSN"])
+
+
+def _year(value: object) -> int | None:
+    """The year of ``publishedDate`` ("1892", "2012-04", "2012-04-26"), or None."""
+    match = _YEAR.match(value) if isinstance(value, str) else None
+    return int(match.group(1)) if match else None
+
+
+def _volume_url(volume_id: str, info: dict[str, Any]) -> str:
+    # canonicalVolumeLink is often a dead market.android.com address and infoLink a Play
+    # Store page: keep them only when they point at books.google, else build that link.
+    for field in ("canonicalVolumeLink", "infoLink"):
+        link = clean_text(info.get(field))
+        host = urlsplit(link).hostname or ""
+        if host.startswith("books.google."):
+            return link
+    return f"https://books.google.com/books?id={volume_id}"

@@ -1,0 +1,265 @@
+"""Open Library (https://openlibrary.org)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.identifiers import isbn_is_valid
+from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.transport import HttpRequest, HttpResponse
+
+from ._text import clean_text, json_body, json_object, split_person_name, string_tuple
+from .base import Identity, SourceAdapter
+
+_SITE = "https://openlibrary.org"
+# Only fields the work-search scheme knows; without ``fields`` a popular work's record
+# (every ISBN, every subject) runs to hundreds of kilobytes.
+_SEARCH_FIELDS = (
+    "key,title,subtitle,author_name,first_publish_year,publish_year,publisher,isbn,edition_count"
+)
+_SEARCH_LIMIT = "5"
+_LOOKUP_ISBNS = 3
+"""Cited ISBNs sent in one ``bibkeys`` lookup (a print and an e-book ISBN, say)."""
+_RECORD_ISBNS = 10
+"""ISBNs kept from a search doc: a work lists every edition's, sometimes hundreds."""
+
+_ISBN_LABEL = re.compile(r"^\s*ISBN(?:-1[03])?:?", re.I)
+_YEAR = re.compile(r"(?<!\d)(1[4-9]\d\d|20\d\d)(?!\d)")
+# Where a cited title's subtitle starts: a colon, a spaced dash, or after "?"/"!".
+_SUBTITLE_BREAK = re.compile(r"\s*:\s+|\s+[—–]\s+|(?<=[?!])\s+")
+
+
+class OpenLibraryAdapter(SourceAdapter):
+    """Open Library: ISBN lookup on ``/api/books``, title and author search on
+    ``/search.json``.
+
+    Service-specific:
+
+    - No key: identification is a User-Agent with a contact address, which the engine
+      sets. A User-Agent without one gets a 403 nginx page, read as ``UnexpectedStatus``.
+    - The ISBN lookup uses ``jscmd=data``, the one shape that names the authors (an
+      edition record holds only author keys). An unknown ISBN is ``{}`` with HTTP 200.
+    - Search docs are *works*: the year is ``first_publish_year`` (what citations
+      usually give), not the year of any one edition; the publisher and ISBNs are those
+      of whichever editions Open Library lists first.
+    - Search sends the title without its subtitle when an author is cited: the title
+      terms must all match, and a subtitle paraphrased by the citation would hide the book.
+    - The same book may come back as several works (duplicates differing in case).
+    """
+
+    name = "openlibrary"
+
+    def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        isbns = _valid_isbns(citation.identifiers.isbn)[:_LOOKUP_ISBNS]
+        if not isbns:
+            return None
+        return HttpRequest(
+            path="/api/books",
+            params=(
+                ("bibkeys", ",".join(f"ISBN:{isbn}" for isbn in isbns)),
+                ("jscmd", "data"),
+                ("format", "json"),
+            ),
+            request_class="single",
+        )
+
+    def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
+        author = _first_author_name(citation)
+        title = _search_title(citation.title, with_subtitle=not author)
+        if not title:
+            return None
+        params: list[tuple[str, str]] = [("title", title)]
+        if author:
+            params.append(("author", author))
+        params += [("fields", _SEARCH_FIELDS), ("limit", _SEARCH_LIMIT)]
+        return HttpRequest(path="/search.json", params=tuple(params), request_class="list")
+
+    def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        if response.status == 404 and request.path.startswith("/isbn/"):
+            return []  # /isbn/{isbn}.json answers an unknown ISBN with a 404
+        if response.status != 200:
+            raise UnexpectedStatus(
+                f"openlibrary: HTTP {response.status}{_status_hint(response.status)}",
+                response.status,
+            )
+        body = json_body(response, self.name)
+        if not isinstance(body, dict):
+            raise MalformedResponse("openlibrary: body is not a JSON object")
+        if request.path == "/api/books":
+            return self._books_api(body)
+        if "docs" in body:
+            docs = body["docs"]
+            if not isinstance(docs, list):
+                raise MalformedResponse("openlibrary: 'docs' is not a list")
+            return [self._search_doc(doc) for doc in docs]
+        if isinstance(body.get("key"), str) and body["key"].startswith("/books/"):
+            return [self._edition(body)]
+        error = clean_text(body.get("error"))
+        raise MalformedResponse(
+            f"openlibrary: neither search results nor a book{f' ({error})' if error else ''}"
+        )
+
+    def _books_api(self, body: dict[str, Any]) -> list[WorkRecord]:
+        # Keyed by the bibkeys sent ("ISBN:..."); an unknown ISBN is simply absent, so
+        # "{}" is the service's "not found".
+        records: list[WorkRecord] = []
+        for bibkey, entry in body.items():
+            if not isinstance(entry, dict):
+                raise MalformedResponse(f"openlibrary: {bibkey!r} is not a book object")
+            record = self._books_api_entry(bibkey, entry)
+            if all(r.source_id != record.source_id for r in records):
+                records.append(record)  # two cited ISBNs of one edition: one record
+        return records
+
+    def _books_api_entry(self, bibkey: str, entry: dict[str, Any]) -> WorkRecord:
+        key = clean_text(entry.get("key"))
+        if not key:
+            raise MalformedResponse(f"openlibrary: {bibkey!r} has no edition key")
+        url = clean_text(entry.get("url"))
+        ids = json_object(entry.get("identifiers"))
+        publishers = entry.get("publishers")
+        first_publisher = publishers[0] if isinstance(publishers, list) and publishers else {}
+        return WorkRecord(
+            source=self.name,
+            source_id=key,
+            url=url if url.startswith("http") else _SITE + key,
+            title=_title(entry.get("title"), entry.get("subtitle"), entry.get("full_title")),
+            authors=_named_authors(entry.get("authors")),
+            year=_year_in(entry.get("publish_date")),
+            publisher=clean_text(json_object(first_publisher).get("name")),
+            type=WorkType.BOOK,
+            identifiers=Identifiers(isbn=_with_bibkey_isbn(bibkey, ids)),
+        )
+
+    def _search_doc(self, doc: object) -> WorkRecord:
+        if not isinstance(doc, dict):
+            raise MalformedResponse("openlibrary: a search doc is not an object")
+        key = clean_text(doc.get("key"))
+        if not key:
+            raise MalformedResponse("openlibrary: a search doc without a key")
+        return WorkRecord(
+            source=self.name,
+            source_id=key,
+            url=_SITE + key,
+            title=_title(doc.get("title"), doc.get("subtitle")),
+            authors=_split_names(doc.get("author_name")),
+            year=_work_year(doc),
+            publisher=clean_text(_first_string(doc.get("publisher"))),
+            type=WorkType.BOOK,
+            identifiers=Identifiers(isbn=string_tuple(doc.get("isbn"))[:_RECORD_ISBNS]),
+        )
+
+    def _edition(self, edition: dict[str, Any]) -> WorkRecord:
+        key = clean_text(edition.get("key"))
+        # Authors are only keys ("/authors/OL…A") here: names would take another request,
+        # and "by_statement" is free text, so the record says nothing rather than guess.
+        return WorkRecord(
+            source=self.name,
+            source_id=key,
+            url=_SITE + key,
+            title=_title(edition.get("title"), edition.get("subtitle"), edition.get("full_title")),
+            year=_year_in(edition.get("publish_date")),
+            publisher=clean_text(_first_string(edition.get("publishers"))),
+            type=WorkType.BOOK,
+            identifiers=Identifiers(
+                isbn=string_tuple(edition.get("isbn_13")) + string_tuple(edition.get("isbn_10"))
+            ),
+        )
+
+
+def _status_hint(status: int) -> str:
+    if status == 403:
+        return " (Open Library refuses a User-Agent without a contact address)"
+    return ""
+
+
+def _valid_isbns(values: tuple[str, ...]) -> list[str]:
+    """The cited ISBNs with a correct check digit, as digits, without repeats."""
+    found: list[str] = []
+    for value in values:
+        isbn = re.sub(r"[\s-]", "", _ISBN_LABEL.sub("", value)).upper()
+        if isbn_is_valid(isbn) and isbn not in found:
+            found.append(isbn)
+    return found
+
+
+def _with_bibkey_isbn(bibkey: str, ids: dict[str, Any]) -> tuple[str, ...]:
+    """The edition's ISBNs, led by the one it was looked up by: Open Library resolved that
+    ISBN to this edition even when its record lists only the other form."""
+    listed = string_tuple(ids.get("isbn_13")) + string_tuple(ids.get("isbn_10"))
+    kind, _, value = bibkey.partition(":")
+    isbn = value.strip().upper()
+    if kind.upper() != "ISBN" or not isbn or isbn in listed:
+        return listed
+    return (isbn, *listed)
+
+
+def _first_author_name(citation: Citation) -> str:
+    """The first cited author's family name (or organisation name), or ""."""
+    for author in citation.authors:
+        name = " ".join((author.family or author.literal).split())
+        if name:
+            return name
+    return ""
+
+
+def _search_title(title: str, *, with_subtitle: bool) -> str:
+    title = " ".join(title.split())
+    if with_subtitle:
+        return title
+    return _SUBTITLE_BREAK.split(title, maxsplit=1)[0].strip() or title
+
+
+def _split_names(value: object) -> tuple[Author, ...]:
+    """Authors from a list of display names ("Herman Melville")."""
+    if not isinstance(value, list):
+        return ()
+    authors = [split_person_name(clean_text(name)) for name in value]
+    return tuple(a for a in authors if a is not None)
+
+
+def _title(title: object, subtitle: object, full_title: object = None) -> str:
+    main, sub = clean_text(title), clean_text(subtitle)
+    if not main:
+        return clean_text(full_title) or sub
+    if not sub or sub.lower() in main.lower():
+        return main
+    return f"{main} {sub}" if main[-1] in ":?!." else f"{main}: {sub}"
+
+
+def _named_authors(value: object) -> tuple[Author, ...]:
+    if not isinstance(value, list):
+        return ()
+    authors = [
+        split_person_name(clean_text(entry.get("name")))
+        for entry in value
+        if isinstance(entry, dict)
+    ]
+    return tuple(a for a in authors if a is not None)
+
+
+def _first_string(value: object) -> object:
+    if isinstance(value, list):
+        return next((v for v in value if isinstance(v, str) and v.strip()), "")
+    return value
+
+
+def _year_in(value: object) -> int | None:
+    """The year in a free-text date ("1996", "March 2004", "c1995"), or None."""
+    match = _YEAR.search(value) if isinstance(value, str) else None
+    return int(match.group(1)) if match else None
+
+
+def _work_year(doc: dict[str, Any]) -> int | None:
+    first = doc.get("first_publish_year")
+    if isinstance(first, int) and not isinstance(first, bool):
+        return first
+    listed = doc.get("publish_year")
+    years = [
+        y
+        for y in (listed if isinstance(listed, list) else ())
+        if isinstance(y, int) and not isinstance(y, bool)
+    ]
+    return min(years) if years else None
