@@ -32,6 +32,8 @@ from adapters.base import Identity, SourceAdapter
 
 from .cache import ResponseCache
 from .checking import PlanRun
+from .corrections import correction_from_results
+from .discrepancies import discrepancies
 from .errors import ConfigError
 from .models import (
     INPUT_ERROR_FLAG,
@@ -58,7 +60,6 @@ from .verdict import (
     AGREEMENT,
     corrected_record,
     decide,
-    discrepancies,
     retraction_status,
 )
 
@@ -311,6 +312,7 @@ class Verifier:
             agreeing_sources=agreeing,
             sources=results,
             elapsed_s=round(elapsed, 4),
+            correction=correction_from_results(citation, results, agreeing),
             book=_book_check(book) if book is not None else None,
         )
 

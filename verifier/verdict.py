@@ -15,15 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .models import (
-    Citation,
-    Discrepancy,
     Retraction,
     SourceResult,
     SourceStatus,
     Status,
     WorkRecord,
 )
-from .normalize import normalize_title
 
 AGREEMENT = 2
 """Independent matching sources needed to call a citation verified."""
@@ -131,36 +128,3 @@ def corrected_record(
         if record is not None:
             return record
     return None
-
-
-def _differs(cited: str, found: str) -> bool:
-    return bool(cited and found) and normalize_title(cited) != normalize_title(found)
-
-
-def discrepancies(
-    citation: Citation, results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
-) -> tuple[Discrepancy, ...]:
-    """Each cited field that differs from what the matching sources say, with who says so."""
-    found: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
-    for source in agreeing:
-        record = results[source].record
-        if record is None:
-            continue
-        pairs = [
-            ("title", citation.title, record.title),
-            ("container", citation.container, record.container),
-            ("volume", citation.volume, record.volume),
-            ("issue", citation.issue, record.issue),
-            ("pages", citation.pages, record.pages),
-        ]
-        if citation.year is not None and record.year is not None:
-            pairs.append(("year", str(citation.year), str(record.year)))
-        for name, cited, value in pairs:
-            if _differs(cited, value):
-                # Sources that say the same thing in another casing count as one finding.
-                entry = found.setdefault((name, normalize_title(value)), (cited, value, []))
-                entry[2].append(source)
-    return tuple(
-        Discrepancy(field=name, cited=cited, found=value, sources=tuple(sources))
-        for (name, _), (cited, value, sources) in found.items()
-    )

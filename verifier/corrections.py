@@ -1,0 +1,401 @@
+"""The corrected citation: the work as the agreeing sources describe it, in APA 7 and BibTeX.
+
+Everything comes from the records, never from the citation being corrected (its fields are
+the ones in doubt), with one exception: the kind of work (article, book, chapter …) is
+taken from the citation when no record says. The best record (the most authoritative
+agreeing source) is completed field by field from the other agreeing records
+(:func:`merge_records`): Crossref may lack pages OpenAlex has, Open Library the DOI
+Crossref has.
+
+APA 7 (plain text, no italics)::
+
+    Family, I. I., & Family, I. (2020). Title. Journal, 12(3), 45–67. https://doi.org/…
+    Family, I. (2020). Title. Publisher.
+    Family, I. (2020). Chapter. In I. Editor (Ed.), Book (pp. 45–67). Publisher.
+
+up to 20 authors, then the first 19, "…" and the last; a corporate author as its name;
+"(n.d.)" without a year; no author: the title takes the author's place.
+
+BibTeX: ``@article``, ``@book``, ``@incollection``, ``@inproceedings`` or ``@misc``, key
+``FamilyYearFirstword``, LaTeX specials escaped, capitalised title words braced so that
+bibliography styles keep their case.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from unidecode import unidecode
+
+from .discrepancies import (
+    APA_MAX_AUTHORS,
+    PageRange,
+    agreeing_records,
+    initials_display,
+    pages_agree,
+    parse_pages,
+    short_name,
+)
+from .models import Author, Citation, Correction, Identifiers, SourceResult, WorkRecord, WorkType
+from .normalize import normalize_title, strip_markup
+
+# ---------------------------------------------------------------------------------------
+# Completing the best record from the others
+
+_T = TypeVar("_T")
+
+
+def _first_given(values: Sequence[_T]) -> _T:
+    """The first value that is given (truthy), else the first value."""
+    return next((v for v in values if v), values[0])
+
+
+def _fuller_pages(pages: str, others: Sequence[str]) -> str:
+    """``pages`` or, when it gives only a first page, another record's range that starts
+    on that page ("913" -> "913-918")."""
+    own = parse_pages(pages)
+    if own is None or own.last:
+        return pages
+    for other in others:
+        theirs = parse_pages(other)
+        if theirs is not None and theirs.last and pages_agree(theirs.first, own.first):
+            return other
+    return pages
+
+
+def _merge_identifiers(chain: Sequence[Identifiers]) -> Identifiers:
+    return Identifiers(
+        doi=_first_given([i.doi for i in chain]),
+        isbn=_first_given([i.isbn for i in chain]),
+        issn=_first_given([i.issn for i in chain]),
+        arxiv=_first_given([i.arxiv for i in chain]),
+        pmid=_first_given([i.pmid for i in chain]),
+        pmcid=_first_given([i.pmcid for i in chain]),
+        url=chain[0].url,
+    )
+
+
+def merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) -> WorkRecord:
+    """``record`` with every field it lacks (empty text, no authors, no year, unknown
+    type, missing identifier) taken from the first of ``others`` that has it; a lone
+    first page is completed from a range another record gives. Nothing ``record`` gives
+    is replaced."""
+    if not others:
+        return record
+    chain = [record, *others]
+    pages = _first_given([r.pages for r in chain])
+    return replace(
+        record,
+        title=_first_given([r.title for r in chain]),
+        authors=_first_given([r.authors for r in chain]),
+        year=next((r.year for r in chain if r.year is not None), None),
+        container=_first_given([r.container for r in chain]),
+        volume=_first_given([r.volume for r in chain]),
+        issue=_first_given([r.issue for r in chain]),
+        pages=_fuller_pages(pages, [r.pages for r in others]),
+        publisher=_first_given([r.publisher for r in chain]),
+        editors=_first_given([r.editors for r in chain]),
+        type=next((r.type for r in chain if r.type is not WorkType.UNKNOWN), WorkType.UNKNOWN),
+        identifiers=_merge_identifiers([r.identifiers for r in chain]),
+    )
+
+
+def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
+    """The kind of work to format ``record`` as: the record's type, else the citation's,
+    else a guess from the fields (a container with editors: a chapter; with a volume,
+    issue or pages: an article; a publisher alone: a book)."""
+    if record.type is not WorkType.UNKNOWN:
+        return record.type
+    if citation is not None and citation.type is not WorkType.UNKNOWN:
+        return citation.type
+    if record.container and record.editors:
+        return WorkType.CHAPTER
+    if record.container:
+        return WorkType.ARTICLE
+    if record.publisher:
+        return WorkType.BOOK
+    return WorkType.OTHER
+
+
+# ---------------------------------------------------------------------------------------
+# APA 7
+
+
+def _clean(text: str) -> str:
+    return " ".join(strip_markup(text).split())
+
+
+def _with_period(text: str) -> str:
+    return text if not text or text[-1] in ".?!" else f"{text}."
+
+
+def apa_authors(authors: Sequence[Author]) -> str:
+    """Authors in APA 7 form: "Family, I. I., Family, I., & Family, I."; beyond 20, the
+    first 19, "…" and the last."""
+    names = [_clean(short_name(a)) for a in authors if a.family or a.literal]
+    if len(names) > APA_MAX_AUTHORS:
+        return ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", … " + names[-1]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + ", & " + names[-1]
+
+
+def _editor_name(author: Author) -> str:
+    if not author.family:
+        return _clean(author.literal)
+    return _clean(f"{initials_display(author.given)} {author.family}")
+
+
+def _apa_editors_in(editors: Sequence[Author]) -> str:
+    """Editors as a chapter's "In" clause gives them: "I. Editor & I. Editor (Eds.)"."""
+    names = [_editor_name(a) for a in editors if a.family or a.literal]
+    if not names:
+        return ""
+    if len(names) <= 2:
+        joined = " & ".join(names)
+    else:
+        joined = ", ".join(names[:-1]) + ", & " + names[-1]
+    return f"{joined} ({'Ed.' if len(names) == 1 else 'Eds.'})"
+
+
+def _apa_pages(pages: PageRange) -> str:
+    return pages.display("–")
+
+
+def _apa_journal(record: WorkRecord) -> str:
+    """The journal part, "Journal, 12(3), 45–67.", as far as the record gives it."""
+    parts = [_clean(record.container)] if record.container else []
+    volume = _clean(record.volume)
+    if volume:
+        parts.append(f"{volume}({_clean(record.issue)})" if record.issue else volume)
+    elif record.issue:
+        parts.append(f"({_clean(record.issue)})")
+    pages = parse_pages(record.pages)
+    if pages is not None:
+        # An e-journal's article number ("e24295") is cited as "Article e24295".
+        first = pages.first
+        is_article_number = not pages.last and first[0] in "eE" and first[1:].isdigit()
+        parts.append(f"Article {first}" if is_article_number else _apa_pages(pages))
+    return _with_period(", ".join(parts)) if parts else ""
+
+
+def _apa_publisher(record: WorkRecord) -> str:
+    """The publisher and a period, unless it is the (corporate) author: APA 7 omits it."""
+    publisher = _clean(record.publisher)
+    if not publisher:
+        return ""
+    if any(normalize_title(a.literal) == normalize_title(publisher) for a in record.authors):
+        return ""
+    return _with_period(publisher)
+
+
+def _apa_in_book(record: WorkRecord) -> str:
+    """A chapter's source: "In I. Editor (Ed.), Book (pp. 45–67). Publisher."."""
+    pages = parse_pages(record.pages)
+    span = ""
+    if pages is not None:
+        span = f" ({'pp.' if pages.last else 'p.'} {_apa_pages(pages)})"
+    book = _clean(record.container)
+    editors = _apa_editors_in(record.editors)
+    clause = ""
+    if book or editors:
+        clause = "In " + ", ".join(p for p in (editors, book) if p) + span + "."
+    return " ".join(p for p in (clause, _apa_publisher(record)) if p)
+
+
+def _apa_source(record: WorkRecord, kind: WorkType) -> str:
+    if kind is WorkType.ARTICLE:
+        return _apa_journal(record)
+    if kind in (WorkType.CHAPTER, WorkType.PROCEEDINGS):
+        return _apa_in_book(record)
+    if kind in (WorkType.BOOK, WorkType.REPORT, WorkType.THESIS):
+        return _apa_publisher(record)
+    if record.container:
+        return _apa_journal(record)
+    return _apa_publisher(record)
+
+
+def _apa_link(record: WorkRecord) -> str:
+    ids = record.identifiers
+    if ids.doi:
+        return f"https://doi.org/{ids.doi}"
+    if ids.arxiv:
+        return f"https://arxiv.org/abs/{ids.arxiv}"
+    return ""
+
+
+def _editors_as_authors(editors: Sequence[Author]) -> str:
+    names = apa_authors(editors)
+    if not names:
+        return ""
+    count = len([a for a in editors if a.family or a.literal])
+    return f"{names} ({'Ed.' if count == 1 else 'Eds.'})."
+
+
+def apa_reference(record: WorkRecord, kind: WorkType | None = None) -> str:
+    """``record`` as an APA 7 reference (plain text), formatted as ``kind`` (default: the
+    record's type, see :func:`work_kind`)."""
+    kind = kind or work_kind(record)
+    title = _with_period(_clean(record.title))
+    date = f"({record.year})." if record.year is not None else "(n.d.)."
+    authors = apa_authors(record.authors)
+    if authors:
+        head = f"{_with_period(authors)} {date} {title}"
+    elif kind is WorkType.BOOK and record.editors:
+        head = f"{_editors_as_authors(record.editors)} {date} {title}"
+    else:
+        head = f"{title} {date}"
+    parts = (head.strip(), _apa_source(record, kind), _apa_link(record))
+    return " ".join(p for p in parts if p)
+
+
+# ---------------------------------------------------------------------------------------
+# BibTeX
+
+_BIBTEX_TYPES = {
+    WorkType.ARTICLE: "article",
+    WorkType.BOOK: "book",
+    WorkType.CHAPTER: "incollection",
+    WorkType.PROCEEDINGS: "inproceedings",
+}
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_LATEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIALS))
+_KEY_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "in", "to", "and", "for"})
+
+
+def bibtex_escape(text: str) -> str:
+    """``text`` (markup removed) safe inside a BibTeX field: LaTeX specials escaped,
+    braces included, so every field's braces balance."""
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX_SPECIALS[m.group(0)], _clean(text))
+
+
+def _protect_title(title: str) -> str:
+    """The escaped title with every word that has a capital braced ("{DNA}", "{Stonehenge}"),
+    except a first word capitalised only at its start, which styles capitalise anyway."""
+    words = bibtex_escape(title).split(" ")
+    protected = []
+    for position, word in enumerate(words):
+        capitals = [c for c in word if c.isupper()]
+        plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
+        protected.append(f"{{{word}}}" if capitals and not plain_first else word)
+    return " ".join(protected)
+
+
+def _bibtex_name(author: Author) -> str:
+    if not author.family:
+        # Braced: a corporate name is not split into given and family names.
+        return f"{{{bibtex_escape(author.literal)}}}"
+    if not author.given:
+        return bibtex_escape(author.family)
+    return f"{bibtex_escape(author.family)}, {bibtex_escape(author.given)}"
+
+
+def _bibtex_names(authors: Sequence[Author]) -> str:
+    return " and ".join(_bibtex_name(a) for a in authors if a.family or a.literal)
+
+
+def _key_word(text: str) -> str:
+    word = re.sub(r"[^A-Za-z0-9]", "", unidecode(text))
+    return word[:1].upper() + word[1:]
+
+
+def bibtex_key(record: WorkRecord) -> str:
+    """``FamilyYearFirstword`` in ASCII ("Lanza2000Prospects"): the first author's family
+    name (an organisation's first word; "Anon" for none), the year ("nd" for none) and the
+    first word of the title that is not an article or a preposition."""
+    people = [a for a in (*record.authors, *record.editors) if a.family or a.literal]
+    first = people[0] if people else None
+    if first is None:
+        name = "Anon"
+    elif first.family:
+        name = _key_word(first.family)
+    else:
+        name = _key_word(first.literal.split()[0])
+    words = [w for w in normalize_title(record.title).split() if w not in _KEY_STOPWORDS]
+    year = str(record.year) if record.year is not None else "nd"
+    return f"{name or 'Anon'}{year}{_key_word(words[0]) if words else ''}"
+
+
+def _bibtex_pages(pages: str) -> str:
+    parsed = parse_pages(pages)
+    if parsed is None:
+        return ""
+    return parsed.display("--") if parsed.last else bibtex_escape(pages)
+
+
+def _bibtex_fields(record: WorkRecord, kind: WorkType) -> list[tuple[str, str]]:
+    """(field, value) pairs, values already escaped; empty values left out."""
+    container = bibtex_escape(record.container)
+    container_field = {
+        WorkType.ARTICLE: "journal",
+        WorkType.CHAPTER: "booktitle",
+        WorkType.PROCEEDINGS: "booktitle",
+    }.get(kind, "" if kind is WorkType.BOOK else "howpublished")
+    fields = [
+        ("author", _bibtex_names(record.authors)),
+        ("editor", _bibtex_names(record.editors)),
+        ("title", _protect_title(record.title)),
+        (container_field, container),
+        ("year", str(record.year) if record.year is not None else ""),
+        ("volume", bibtex_escape(record.volume)),
+        ("number", bibtex_escape(record.issue)),
+        ("pages", _bibtex_pages(record.pages)),
+        ("publisher", bibtex_escape(record.publisher)),
+        ("doi", re.sub(r"[{}\s]", "", record.identifiers.doi or "")),
+    ]
+    return [(name, value) for name, value in fields if name and value]
+
+
+def bibtex_entry(record: WorkRecord, kind: WorkType | None = None) -> str:
+    """``record`` as one BibTeX entry, typed after ``kind`` (default: the record's type,
+    see :func:`work_kind`): ``@article``, ``@book``, ``@incollection``, ``@inproceedings``,
+    anything else ``@misc``."""
+    kind = kind or work_kind(record)
+    entry_type = _BIBTEX_TYPES.get(kind, "misc")
+    lines = [f"  {name} = {{{value}}}" for name, value in _bibtex_fields(record, kind)]
+    return f"@{entry_type}{{{bibtex_key(record)},\n" + ",\n".join(lines) + "\n}"
+
+
+# ---------------------------------------------------------------------------------------
+# The correction
+
+
+def correction_for(
+    citation: Citation, record: WorkRecord, others: Sequence[WorkRecord] = ()
+) -> Correction:
+    """The corrected citation of the work ``record`` describes, in APA 7 and BibTeX.
+
+    ``record`` is the best agreeing record (see :func:`verifier.verdict.corrected_record`)
+    and ``others`` the other agreeing records, most authoritative first: they fill the
+    fields ``record`` lacks (:func:`merge_records`). ``citation`` only supplies the kind
+    of work when no record has one.
+    """
+    merged = merge_records(record, others)
+    kind = work_kind(merged, citation)
+    return Correction(apa=apa_reference(merged, kind), bibtex=bibtex_entry(merged, kind))
+
+
+def correction_from_results(
+    citation: Citation, results: Mapping[str, SourceResult], agreeing: Sequence[str]
+) -> Correction | None:
+    """:func:`correction_for` over the agreeing sources' records, the most authoritative
+    (:data:`verifier.verdict.AUTHORITY`) as the best; None when no agreeing source has a
+    record."""
+    sourced = agreeing_records(results, agreeing)
+    if not sourced:
+        return None
+    return correction_for(citation, sourced[0][1], [r for _, r in sourced[1:]])

@@ -1,0 +1,509 @@
+"""What a citation gets wrong about a work the sources found: one finding per field.
+
+A citation that two sources match (:mod:`verifier.verdict`) can still be cited with
+errors: a wrong year, volume or pages, a missing subtitle, an author left out. For each
+field the citation gives, :func:`discrepancies` compares it with what the agreeing
+sources say and reports it when they differ:
+
+========== ===========================================================================
+title      differs after :func:`~verifier.normalize.normalize_title` (a missing
+           subtitle, one word off)
+authors    a cited person not in the record, a record author the citation leaves out
+           (unless it ends in "et al."), a family name spelt otherwise, or another order;
+           initials alone ("J." vs "John") do not count
+year       any difference (±1, online-first against print, is reported too)
+container  differs beyond abbreviation ("J. Biol. Chem." = "Journal of Biological
+           Chemistry") and beyond a subtitle one side omits
+volume,    differ after dropping labels ("Vol.", "No.") and leading zeros
+issue
+pages      the first pages differ, or both give a last page and those differ:
+           "pp. 45–67" = "45-67" = "45-7"
+publisher  books and chapters only; differs beyond corporate suffixes and imprint
+           detail ("Routledge" = "Routledge, Taylor & Francis Group")
+doi        the cited DOI is not the records' DOI
+========== ===========================================================================
+
+A field the citation leaves out is never a discrepancy, nor one no agreeing source gives.
+When the agreeing sources disagree among themselves, the value most of them give is the
+one compared (ties go to the most authoritative source, :data:`verifier.verdict.AUTHORITY`)
+and the discrepancy names the sources that give it. An author list that is another
+source's list cut short counts as that list (the longer one is compared).
+
+The comparisons (:func:`pages_agree`, :func:`containers_agree`, :func:`publishers_agree`,
+:func:`authors_agree`) are public: :mod:`verifier.corrections` reuses them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TypeVar
+
+from .identifiers import find_arxiv, normalize_doi
+from .matching import author_overlap
+from .models import Author, Citation, Discrepancy, SourceResult, WorkRecord, WorkType
+from .normalize import family_variants, normalize_title, split_title, strip_markup
+from .verdict import AUTHORITY
+
+_V = TypeVar("_V")
+
+# ---------------------------------------------------------------------------------------
+# Pages, volume and issue
+
+
+@dataclass(frozen=True, slots=True)
+class PageRange:
+    """A page range without "pp." and with the last page written out in full ("45-7" ->
+    first "45", last "47"), case as given. ``last`` is "" for a single page or an article
+    number."""
+
+    first: str
+    last: str = ""
+
+    def display(self, dash: str = "-") -> str:
+        """The range as "45-67" (``dash`` between), or the single page."""
+        return f"{self.first}{dash}{self.last}" if self.last else self.first
+
+
+_PAGE_LABEL = re.compile(r"^\s*(?:pp?\.?|pages?|pgs?\.?)\s*", re.I)
+_PAGE_DASH = re.compile(r"\s*(?:--?|[‐‑‒–—―−]|\bto\b)\s*")
+_PAGE_PART = re.compile(r"^(?P<prefix>[a-z]*)(?P<number>\d+)(?P<suffix>[a-z]*)$", re.I)
+
+
+def _full_last_page(first: str, last: str) -> str:
+    """The last page written out in full: "1573", "86" -> "1586"; "S12", "19" -> "S19"."""
+    a, b = _PAGE_PART.match(first), _PAGE_PART.match(last)
+    if a is None or b is None:
+        return last
+    prefix = b.group("prefix") or a.group("prefix")
+    number_a, number_b = a.group("number"), b.group("number")
+    if len(number_b) < len(number_a) and not b.group("prefix"):
+        number_b = number_a[: len(number_a) - len(number_b)] + number_b
+    return f"{prefix}{number_b}{b.group('suffix')}"
+
+
+def parse_pages(pages: str) -> PageRange | None:
+    """``pages`` ("pp. 45–67", "45-7", "e24295", "S12-19", "xi") as a :class:`PageRange`;
+    None when it holds no page."""
+    text = _PAGE_LABEL.sub("", strip_markup(pages)).strip().rstrip(".")
+    if not text:
+        return None
+    parts = [p for p in _PAGE_DASH.split(text, maxsplit=1) if p]
+    first = parts[0].replace(" ", "")
+    last = _full_last_page(first, parts[1].replace(" ", "")) if len(parts) > 1 else ""
+    return PageRange(first, "" if last.casefold() == first.casefold() else last)
+
+
+def pages_agree(a: str, b: str) -> bool:
+    """True when two page statements agree: same first page and, where both give one,
+    same last page ("pp. 45–67" = "45-7" = "45"; "45-67" ≠ "45-69")."""
+    left, right = parse_pages(a.casefold()), parse_pages(b.casefold())
+    if left is None or right is None:
+        return left is right
+    if left.first != right.first:
+        return False
+    return not (left.last and right.last) or left.last == right.last
+
+
+_NUMBER_LABEL = re.compile(r"^\s*(?:vol(?:ume)?|no|nr|num(?:ber)?|issue|iss|n°|#)\.?\s*", re.I)
+
+
+def _number_key(value: str) -> str:
+    """A volume or issue in comparable form: no label, dashes unified, no leading zeros."""
+    text = _NUMBER_LABEL.sub("", strip_markup(value)).strip().rstrip(".").casefold()
+    text = re.sub(r"[^a-z0-9]+", "-", _PAGE_DASH.sub("-", text)).strip("-")
+    return re.sub(r"(?<!\d)0+(?=\d)", "", text)
+
+
+def numbers_agree(a: str, b: str) -> bool:
+    """True when two volumes (or two issues) are the same: "Vol. 12" = "12", "3–4" = "3-4",
+    "03" = "3"."""
+    return _number_key(a) == _number_key(b)
+
+
+# ---------------------------------------------------------------------------------------
+# Containers and publishers
+
+_JOINING_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "to", "de", "a", "an"})
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """True when ``short`` may abbreviate ``word``: the same word, or shorter with the
+    same first letter and its letters in order ("biol" biological, "natl" national)."""
+    if short == word:
+        return True
+    if len(short) >= len(word) or short[0] != word[0]:
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in short[1:])
+
+
+def _acronym_span(short: str, words: Sequence[str]) -> int:
+    """How many of ``words`` (joining words skipped) ``short`` is the acronym of; 0 when
+    it is not one ("usa" for "united states of america" -> 4)."""
+    if len(short) < 2:
+        return 0
+    letters, used = 0, 0
+    for word in words:
+        if letters == len(short):
+            break
+        used += 1
+        if word in _JOINING_WORDS:
+            continue
+        if word[0] != short[letters]:
+            return 0
+        letters += 1
+    return used if letters == len(short) else 0
+
+
+def _abbreviation_of(short: Sequence[str], full: Sequence[str]) -> bool:
+    """True when the words ``short`` abbreviate the words ``full`` in order: each short
+    word abbreviates the next full word or is the acronym of the next few; the full title
+    may have joining words ("of", "the" …) the short one drops, nothing else."""
+    if not short:
+        return not [w for w in full if w not in _JOINING_WORDS]
+    if not full:
+        return False
+    head, rest = short[0], short[1:]
+    if full[0] in _JOINING_WORDS and head != full[0] and _abbreviation_of(short, full[1:]):
+        return True
+    if _abbreviates(head, full[0]) and _abbreviation_of(rest, full[1:]):
+        return True
+    span = _acronym_span(head, full)
+    return span > 1 and _abbreviation_of(rest, full[span:])
+
+
+def _container_words(name: str) -> list[str]:
+    words = normalize_title(name).split()
+    return words[1:] if words[:1] == ["the"] and len(words) > 1 else words
+
+
+def _same_container_title(a: str, b: str) -> bool:
+    left, right = _container_words(a), _container_words(b)
+    if not left or not right:
+        return False
+    return left == right or _abbreviation_of(left, right) or _abbreviation_of(right, left)
+
+
+def containers_agree(a: str, b: str) -> bool:
+    """True when two journal or book titles name the same container: equal after
+    normalisation and a leading "The", one an abbreviation of the other ("J. Biol. Chem."
+    = "Journal of Biological Chemistry", "Proc Natl Acad Sci USA" = "Proceedings of the
+    National Academy of Sciences of the United States of America", "PNAS" likewise), or
+    one the other without its subtitle ("Philosophical Transactions of the Royal Society
+    B" = "… B: Biological Sciences")."""
+    if _same_container_title(a, b):
+        return True
+    main_a, sub_a = split_title(a)
+    main_b, sub_b = split_title(b)
+    if sub_a and not sub_b:
+        return _same_container_title(main_a, b)
+    if sub_b and not sub_a:
+        return _same_container_title(a, main_b)
+    return False
+
+
+_PUBLISHER_NOISE = frozenset(
+    (
+        "press publishing publishers publisher publications pub pubs inc incorporated ltd "
+        "limited llc plc co company corp corporation group gmbh ag sa bv books verlag "
+        "editions editorial the and of"
+    ).split()
+)
+
+
+def _publisher_words(name: str) -> frozenset[str]:
+    words = normalize_title(name).split()
+    kept = frozenset(w for w in words if w not in _PUBLISHER_NOISE)
+    return kept or frozenset(words)
+
+
+def publishers_agree(a: str, b: str) -> bool:
+    """True when two publisher statements name the same publisher: one's distinctive
+    words (corporate suffixes and "Press" aside) are all in the other ("Routledge" =
+    "Routledge, Taylor & Francis Group", "MIT Press" = "The MIT Press"; "Oxford University
+    Press" ≠ "Cambridge University Press")."""
+    left, right = _publisher_words(a), _publisher_words(b)
+    return bool(left and right) and (left <= right or right <= left)
+
+
+# ---------------------------------------------------------------------------------------
+# Authors
+
+
+@lru_cache(maxsize=4096)
+def _same_person(cited: Author, found: Author) -> bool:
+    """The matching rules' verdict (:func:`verifier.matching.author_overlap`) on one pair."""
+    return author_overlap((cited,), (found,), et_al=False) == 1.0
+
+
+def _spelt_alike(cited: Author, found: Author) -> bool:
+    """False when two people paired as one have family names spelt otherwise (beyond
+    particles and compound parts): "Granoveter" for "Granovetter". A database that swapped
+    family and given name (CJK names) is not the citation's error."""
+    if not (cited.family and found.family):
+        return True
+    as_given = family_variants(found.given)
+    return bool(family_variants(cited.family) & (family_variants(found.family) | as_given))
+
+
+def _persons(authors: Sequence[Author]) -> list[Author]:
+    return [a for a in authors if a.family or a.literal]
+
+
+def _name_keys(author: Author) -> frozenset[str]:
+    return family_variants(author.family or author.literal)
+
+
+def _pair_authors(cited: Sequence[Author], found: Sequence[Author]) -> list[int | None]:
+    """For each cited author the index of the record author it is (one-to-one), or None.
+
+    A record author spelt alike (sharing a family-name variant) is preferred, the
+    earliest first; only a cited author with none is looked for among all the others (a
+    typing slip, an organisation's acronym). The index keeps long author lists (physics
+    papers list thousands) linear.
+    """
+    index: dict[str, list[int]] = {}
+    for position, author in enumerate(found):
+        for key in _name_keys(author):
+            index.setdefault(key, []).append(position)
+    used: set[int] = set()
+    pairs: list[int | None] = []
+    for author in cited:
+        alike = sorted({i for key in _name_keys(author) for i in index.get(key, ())} - used)
+        choice = next((i for i in alike if _same_person(author, found[i])), None)
+        if choice is None:
+            rest = (i for i in range(len(found)) if i not in used)
+            choice = next((i for i in rest if _same_person(author, found[i])), None)
+        if choice is not None:
+            used.add(choice)
+        pairs.append(choice)
+    return pairs
+
+
+def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool = False) -> bool:
+    """True when ``cited`` names the authors of ``found``: every cited author is a record
+    author (same rules as matching: particles, initials, organisation acronyms), spelt
+    alike, in the record's order, and, unless the cited list ends in "et al." (``et_al``),
+    no record author is left out. Given names only need compatible initials."""
+    cited, found = _persons(cited), _persons(found)
+    pairs = _pair_authors(cited, found)
+    if any(p is None for p in pairs):
+        return False
+    positions = [p for p in pairs if p is not None]
+    if positions != sorted(positions):
+        return False
+    if any(not _spelt_alike(c, found[p]) for c, p in zip(cited, positions, strict=True)):
+        return False
+    return et_al or len(found) == len(cited)
+
+
+def initials_display(given: str) -> str:
+    """Initials for display, with periods: "John Ronald" -> "J. R.", "Jean-Paul" ->
+    "J.-P.", "JA" (Vancouver) -> "J. A.", "M.R." -> "M. R."; "" for none."""
+    parts: list[str] = []
+    for word in re.split(r"[\s.]+", given.strip()):
+        if not word:
+            continue
+        if word.isupper() and word.isalpha() and len(word) <= 3 and len(word) > 1:
+            parts.extend(f"{letter}." for letter in word)
+        else:
+            pieces = [p for p in word.split("-") if p and p[0].isalpha()]
+            if pieces:
+                parts.append("-".join(f"{p[0].upper()}." for p in pieces))
+    return " ".join(parts)
+
+
+def short_name(author: Author) -> str:
+    """The name as "Family, I. I." (or an organisation's name) for reports."""
+    if not author.family:
+        return author.literal
+    shown = initials_display(author.given)
+    return f"{author.family}, {shown}" if shown else author.family
+
+
+APA_MAX_AUTHORS = 20
+"""APA 7 lists up to this many authors; beyond, the first 19, an ellipsis and the last.
+:func:`render_authors` shortens long lists the same way."""
+
+
+def render_authors(authors: Sequence[Author], et_al: bool = False) -> str:
+    """The names as "Family, I.; Family, I.", ending "; et al." when ``et_al``; a list
+    longer than :data:`APA_MAX_AUTHORS` as its first 19 names, "…" and the last."""
+    names = [short_name(a) for a in _persons(authors)]
+    if len(names) > APA_MAX_AUTHORS:
+        names = [*names[: APA_MAX_AUTHORS - 1], "…", names[-1]]
+    shown = "; ".join(names)
+    return f"{shown}; et al." if et_al and shown else shown
+
+
+# ---------------------------------------------------------------------------------------
+# Titles, years, DOIs
+
+
+def titles_agree(a: str, b: str) -> bool:
+    """True when two titles are identical after normalisation (markup, case, accents and
+    punctuation aside): a missing subtitle or one word off is a difference."""
+    return normalize_title(a) == normalize_title(b)
+
+
+def _dois_agree(cited: str, found: str) -> bool:
+    return (normalize_doi(cited) or cited.lower()) == (normalize_doi(found) or found.lower())
+
+
+# ---------------------------------------------------------------------------------------
+# Consensus among the agreeing sources
+
+
+def _rank(source: str) -> int:
+    return AUTHORITY.index(source) if source in AUTHORITY else len(AUTHORITY)
+
+
+def consensus(
+    values: Sequence[tuple[str, _V]],
+    same: Callable[[_V, _V], bool],
+    fullness: Callable[[_V], int] | None = None,
+) -> tuple[_V, tuple[str, ...]] | None:
+    """The value most sources give and the sources that give it; None for no values.
+
+    ``values`` are (source, value) pairs; ``same`` says when two values are one. Ties go
+    to the group holding the most authoritative source. The value returned is that of
+    the group's most authoritative source or, given ``fullness``, the group's fullest
+    value (ties again to authority). Sources are listed most authoritative first.
+    """
+    groups: list[list[tuple[str, _V]]] = []
+    for source, value in sorted(values, key=lambda pair: _rank(pair[0])):
+        group = next((g for g in groups if same(g[0][1], value)), None)
+        if group is None:
+            groups.append([(source, value)])
+        else:
+            group.append((source, value))
+    if not groups:
+        return None
+    best = max(groups, key=lambda g: (len(g), -_rank(g[0][0])))
+    shown = best[0][1]
+    if fullness is not None:
+        shown = max(best, key=lambda pair: (fullness(pair[1]), -_rank(pair[0])))[1]
+    return shown, tuple(source for source, _ in best)
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """One text field compared between the citation and the records."""
+
+    name: str
+    cited: Callable[[Citation], str]
+    found: Callable[[WorkRecord], str]
+    same: Callable[[str, str], bool]
+
+
+def _year(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+_BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
+
+_FIELDS: tuple[_Field, ...] = (
+    _Field("title", lambda c: c.title, lambda r: r.title, titles_agree),
+    _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b),
+    _Field("container", lambda c: c.container, lambda r: r.container, containers_agree),
+    _Field("volume", lambda c: c.volume, lambda r: r.volume, numbers_agree),
+    _Field("issue", lambda c: c.issue, lambda r: r.issue, numbers_agree),
+    _Field("pages", lambda c: c.pages, lambda r: r.pages, pages_agree),
+    _Field("publisher", lambda c: c.publisher, lambda r: r.publisher, publishers_agree),
+    _Field(
+        "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree
+    ),
+)
+"""The text fields in report order (authors come second, after title)."""
+
+
+def _is_bookish(citation: Citation, records: Sequence[WorkRecord]) -> bool:
+    if citation.type is not WorkType.UNKNOWN:
+        return citation.type in _BOOKISH
+    return any(r.type in _BOOKISH for r in records)
+
+
+def _doi_is_records_arxiv(citation: Citation, records: Sequence[WorkRecord]) -> bool:
+    """A cited arXiv DOI of a work the records know by that arXiv id (its journal DOI
+    differs but the citation is not wrong)."""
+    doi = citation.identifiers.doi
+    arxiv = find_arxiv(doi) if doi else None
+    return arxiv is not None and any(r.identifiers.arxiv == arxiv for r in records)
+
+
+def _field_discrepancy(
+    field: _Field, citation: Citation, sourced: Sequence[tuple[str, WorkRecord]]
+) -> Discrepancy | None:
+    cited = field.cited(citation).strip()
+    if not cited:
+        return None
+    values = [(s, v) for s, v in ((s, field.found(r).strip()) for s, r in sourced) if v]
+    agreed = consensus(values, field.same)
+    if agreed is None or field.same(cited, agreed[0]):
+        return None
+    return Discrepancy(field=field.name, cited=cited, found=agreed[0], sources=agreed[1])
+
+
+def _same_list_or_truncated(a: Sequence[Author], b: Sequence[Author]) -> bool:
+    """Two sources' author lists are one when the shorter is the longer cut short (book
+    databases often keep only the first authors)."""
+    shorter, longer = sorted((a, b), key=len)
+    return authors_agree(shorter, longer, et_al=True)
+
+
+def _authors_discrepancy(
+    citation: Citation, sourced: Sequence[tuple[str, WorkRecord]]
+) -> Discrepancy | None:
+    if not _persons(citation.authors):
+        return None
+    values = [(s, r.authors) for s, r in sourced if _persons(r.authors)]
+    agreed = consensus(values, _same_list_or_truncated, fullness=len)
+    if agreed is None or authors_agree(citation.authors, agreed[0], citation.et_al):
+        return None
+    return Discrepancy(
+        field="authors",
+        cited=render_authors(citation.authors, citation.et_al),
+        found=render_authors(agreed[0]),
+        sources=agreed[1],
+    )
+
+
+def agreeing_records(
+    results: Mapping[str, SourceResult], agreeing: Sequence[str]
+) -> list[tuple[str, WorkRecord]]:
+    """(source, record) of each agreeing source that has a record, most authoritative
+    first."""
+    sourced = [(s, results[s].record) for s in agreeing if s in results]
+    present = [(s, r) for s, r in sourced if r is not None]
+    return sorted(present, key=lambda pair: _rank(pair[0]))
+
+
+def discrepancies(
+    citation: Citation, results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
+) -> tuple[Discrepancy, ...]:
+    """Each field ``citation`` gives that differs from what the agreeing sources say, in
+    the order title, authors, year, container, volume, issue, pages, publisher, doi.
+
+    ``results`` are the per-source answers and ``agreeing`` the sources whose record
+    matches (the verdict's ``agreeing``); a source without a record is ignored. Each
+    :class:`~verifier.models.Discrepancy` gives the cited value as cited, the value most
+    agreeing sources give as the most authoritative of them writes it, and those sources.
+    See the module docstring for what counts as a difference per field.
+    """
+    sourced = agreeing_records(results, agreeing)
+    if not sourced:
+        return ()
+    records = [r for _, r in sourced]
+    found: list[Discrepancy | None] = []
+    for field in _FIELDS:
+        if field.name == "publisher" and not _is_bookish(citation, records):
+            continue
+        if field.name == "doi" and _doi_is_records_arxiv(citation, records):
+            continue
+        found.append(_field_discrepancy(field, citation, sourced))
+        if field.name == "title":
+            found.append(_authors_discrepancy(citation, sourced))
+    return tuple(d for d in found if d is not None)
