@@ -71,7 +71,7 @@ def refs_file(tmp_path: Path) -> Path:
         (["--deadline", "-3"], "'-3'"),
         (["--deadline", "nan"], "'nan'"),
         (["--mailto", "nobody"], "'nobody' is not an e-mail address"),
-        (["--format", "bibtex"], "'bibtex'"),
+        (["--format", "endnote"], "'endnote'"),
         (["--output", "/no/such/folder/out.jsonl"], "'/no/such/folder'"),
     ],
 )

@@ -1,4 +1,5 @@
-"""Reading citations: one per line, streamed, bad lines as errors in place."""
+"""Reading plain text: one citation per line or a pasted reference list, streamed, bad
+lines as errors in place."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import hashlib
 import io
 import itertools
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verifier.errors import InputError
 from verifier.inputs import (
@@ -137,11 +141,135 @@ def test_reading_is_streamed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_format_registry(tmp_path: Path) -> None:
-    assert "text" in READERS
-    with pytest.raises(ValueError, match="bibtex"):
-        next(read_citations(write(tmp_path, b"x\n"), "bibtex"))
+    assert set(READERS) == {"text", "bibtex", "ris", "csl-json", "jsonl", "csv", "tsv"}
+    with pytest.raises(ValueError, match="'endnote'; known: auto, text, bibtex"):
+        next(read_citations(write(tmp_path, b"x\n"), "endnote"))
+    with pytest.raises(ValueError, match="'endnote'"):
+        count_citations(write(tmp_path, b"x\n"), "endnote")
 
 
 def test_missing_file_raises_oserror(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         next(read_citations(tmp_path / "nope.txt"))
+
+
+# -- pasted reference lists -----------------------------------------------------------------
+
+
+def texts(path: Path) -> list[tuple[str, str]]:
+    """(id prefix "L<line>", text) of each item read."""
+    return [(item.id.split("-")[0], item.text) for item in read_citations(path)
+            if isinstance(item, CitationInput)]
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "[1] Smith, J. (2019). A title that\n    wraps. Journal, 3, 1-9.\n"
+        "[2] Doe, A. (2020). Other.\n",
+        "1. Smith, J. (2019). A title that\nwraps. Journal, 3, 1-9.\n2. Doe, A. (2020). Other.\n",
+        "(1) Smith, J. (2019). A title that\nwraps. Journal, 3, 1-9.\n(2) Doe, A. (2020). Other.\n",
+        "• Smith, J. (2019). A title that\n  wraps. Journal, 3, 1-9.\n• Doe, A. (2020). Other.\n",
+        "- Smith, J. (2019). A title that\n  wraps. Journal, 3, 1-9.\n- Doe, A. (2020). Other.\n",
+        "References\n\n[1]\nSmith, J. (2019). A title that\nwraps. Journal, 3, 1-9.\n"
+        "[2]\nDoe, A. (2020). Other.\n",
+    ],
+    ids=["brackets", "dots", "parens", "bullets", "dashes", "heading-and-bare-markers"],
+)
+def test_marked_lists_join_wrapped_lines_and_drop_the_marker(tmp_path: Path, pasted: str) -> None:
+    items = texts(write(tmp_path, pasted.encode()))
+    assert [text for _, text in items] == [
+        "Smith, J. (2019). A title that wraps. Journal, 3, 1-9.", "Doe, A. (2020). Other."]
+    first_lines = [int(prefix[1:]) for prefix, _ in items]
+    assert pasted.splitlines()[first_lines[0] - 1].strip().endswith(("that", "[1]"))
+
+
+def test_ids_of_a_joined_entry_hash_its_joined_text(tmp_path: Path) -> None:
+    path = write(tmp_path, b"1. Ab-\n  cd/\n  ef -\n g\n2. X\n")
+    [first, second] = [i for i in read_citations(path) if isinstance(i, CitationInput)]
+    # Cut right after "-" or "/" (a hyphenated word, a link): no space where the line broke.
+    assert first.text == "Ab-cd/ef - g"
+    assert first.id == f"L1-{sha8('Ab-cd/ef - g')}"
+    assert (second.id, second.index) == (f"L5-{sha8('X')}", 1)
+
+
+def test_blank_line_blocks_with_wrapped_lines(tmp_path: Path) -> None:
+    pasted = (b"Smith, J. (2019). A title that wraps onto\nthe next line. Journal of Things,\n"
+              b"3(2), 1-9.\n\n\nDoe, A. (2020). Another one that\nwraps. Publisher.\n")
+    assert texts(write(tmp_path, pasted)) == [
+        ("L1", "Smith, J. (2019). A title that wraps onto the next line. Journal of Things, "
+               "3(2), 1-9."),
+        ("L6", "Doe, A. (2020). Another one that wraps. Publisher.")]
+
+
+def test_hanging_indent_continues_the_entry_above(tmp_path: Path) -> None:
+    pasted = (b"Smith, J. (2019). A title that wraps onto\n    the next line. J.\n"
+              b"Doe, A. (2020). B.\n")
+    assert texts(write(tmp_path, pasted)) == [
+        ("L1", "Smith, J. (2019). A title that wraps onto the next line. J."),
+        ("L3", "Doe, A. (2020). B.")]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # Groups of whole citations with blank lines between: not wrapped blocks.
+        "Smith, J. (2019). A.\nDoe, A. (2020). B.\n\nRoe, C. (2021). C.\nPoe, E. (1845). D.\n",
+        # Citations ending in links, which end no sentence with a period.
+        "Smith (2019). A. https://doi.org/10.1/a\nDoe (2020). B. doi:10.1/b\n\nRoe (2021). C.\n",
+        # Years look like numbering, but a list is never numbered in the thousands.
+        "2019. Smith. Title.\n2020. Doe. Title.\n",
+        "(2019). Title one.\n(2020). Title two.\n",
+    ],
+)
+def test_one_per_line_stays_the_default(tmp_path: Path, lines: str) -> None:
+    expected = [line.strip() for line in lines.splitlines() if line.strip()]
+    assert [text for _, text in texts(write(tmp_path, lines.encode()))] == expected
+
+
+def test_an_unreadable_line_inside_an_entry_ends_it_and_stands_in_place(tmp_path: Path) -> None:
+    pasted = b"[1] Smith, J. (2019).\n  A title.\n  bad \xff byte\n  more.\n[2] Doe. B.\n"
+    items = list(read_citations(write(tmp_path, pasted)))
+    assert [getattr(i, "text", None) for i in items] == [
+        "Smith, J. (2019). A title.", "bad \ufffd byte", "more.", "Doe. B."]
+    assert isinstance(items[1], InputError) and items[1].item == "line 3"
+    assert [i.index for i in items if isinstance(i, CitationInput)] == [0, 2, 3]
+
+
+def test_a_runaway_entry_is_an_error_without_holding_it_in_memory(tmp_path: Path) -> None:
+    pasted = b"[1] First.\n[2] Start.\n" + b"  more words here\n" * 50_000 + b"[3] Next.\n"
+    items = list(read_citations(write(tmp_path, pasted)))
+    assert isinstance(items[0], CitationInput) and items[0].text == "First."
+    assert isinstance(items[1], InputError) and items[1].item == "line 2"
+    assert "limit 5,000" in items[1].message
+    assert isinstance(items[2], CitationInput) and items[2].text == "Next."
+
+
+def test_a_list_from_a_pipe_is_recognised_from_what_arrived(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(
+        b"[1] Smith, J. (2019). A title\n    that wraps.\n[2] Doe, A. (2020). B.\n"))))
+    items = list(read_citations(STDIN))
+    assert [i.text for i in items if isinstance(i, CitationInput)] == [
+        "Smith, J. (2019). A title that wraps.", "Doe, A. (2020). B."]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.text(), st.binary(),
+                 st.lists(st.sampled_from(["[1] ", "2. ", "- ", "• ", "  ", "\n", "\n\n", "\r\n",
+                                           "Smith, J. (2019).", "title", "\x00", "é", "-", "/",
+                                           "References"]), max_size=60).map("".join)))
+def test_text_reader_never_raises_and_counts_what_it_reads(data: str | bytes) -> None:
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "refs.txt"
+        path.write_bytes(raw)
+        items = list(read_citations(path))
+        assert count_citations(path) == len(items)
+    for position, item in enumerate(items):
+        if isinstance(item, CitationInput):
+            assert item.index == position and item.text == item.text.strip() != ""
+            assert item.id.startswith("L")
+        else:
+            assert isinstance(item, InputError) and item.item.startswith("line ")

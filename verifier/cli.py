@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .errors import ConfigError, InputError
-from .inputs import READERS, STDIN, InputItem, count_citations, read_citations
+from .inputs import AUTO, READERS, STDIN, InputItem, count_citations, read_citations
 from .models import INPUT_ERROR_FLAG, CitationInput, Report, Status
 from .output import (
     JsonlWriter,
@@ -149,11 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -> None:
     check = commands.add_parser(
         "check", parents=[common], help="check the citations in a file",
-        description="Check the citations in INPUT, one per line; write one JSON line each.",
+        description="Check the citations in INPUT (see --format); write one JSON line each.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("input", type=Path, metavar="INPUT", help="citations file, or - for stdin")
-    check.add_argument("--format", default="text", choices=sorted(READERS),
-                       help="input format (default: text, one citation per line)")
+    check.add_argument("--format", default=AUTO, choices=[AUTO, *sorted(READERS)],
+                       help="input format (default: auto, from the file extension or the "
+                            "first kilobyte; text is one citation per line or a pasted list)")
     check.add_argument("--resume", action="store_true",
                        help="skip the citations already in --output and append the rest")
     check.add_argument("--concurrency", type=_concurrency, default=16, metavar="N",
@@ -370,7 +371,8 @@ class CheckRun:
         """Count the input, read what an output being resumed holds, then open the output
         (stdout if none). Blocking file work, done before the event loop starts."""
         plan = self.plan
-        self.total = None if plan.input_path == STDIN else count_citations(plan.input_path)
+        self.total = None if plan.input_path == STDIN else \
+            count_citations(plan.input_path, plan.fmt)
         if plan.output is None:
             return JsonlWriter.stdout()
         if plan.resume:

@@ -1,0 +1,497 @@
+"""Reading the structured formats (BibTeX, RIS, CSL-JSON, JSON lines, CSV/TSV) and
+choosing a format with ``--format auto``: each item keeps its id and text, structured
+fields become ``fields``, and a bad item is an error in its place."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from verifier.cli import build_parser, main
+from verifier.errors import ConfigError, InputError
+from verifier.inputs import (
+    AUTO,
+    READERS,
+    STDIN,
+    InputItem,
+    count_citations,
+    detect_format,
+    read_citations,
+)
+from verifier.inputs import lines as input_lines
+from verifier.inputs.detect import sniff_format
+from verifier.models import Author, Citation, CitationInput, Identifiers, WorkType
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+WW_CSV = SHARED_DATA / "walters_wilder_2023" / "ww2023_citations.csv"
+
+
+def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def read(path: Path, fmt: str = AUTO) -> list[InputItem]:
+    items = list(read_citations(path, fmt))
+    assert count_citations(path, fmt) == len(items)  # the progress total is exact
+    assert [getattr(i, "index", n) for n, i in enumerate(items)] == list(range(len(items)))
+    return items
+
+
+def fields_of(item: InputItem) -> Citation:
+    assert isinstance(item, CitationInput) and item.fields is not None, item
+    return item.fields
+
+
+# -- BibTeX ---------------------------------------------------------------------------------
+
+BIB = r"""% Encoding: UTF-8
+@string{nat = "Nature"}
+
+@article{mueller2019,
+  author  = {M{\"u}ller, J{\"o}rg and van der Berg, Jan and {World Health Organization}
+             and Ada Lovelace and others},
+  title   = {{The {DNA} Story}: {\"O}l \& Gas},
+  journal = nat,
+  year    = 2019, volume = {12}, number = {3}, pages = {1--9},
+  doi     = {https://doi.org/10.1000/ABC_1},
+  url     = {https://example.org/a\_b%20c},
+}
+
+@article{broken,
+  author = {Smith, J.},
+  title  = {A brace never closed,
+  year   = {2020},
+
+@book{doe2001,
+  title = {Book Title}, author = {Jane Doe}, year = {2001},
+  publisher = {Pub \& Sons}, address = {London}, edition = {2},
+  isbn = {978-0-262-03384-8}, editor = {Roe, R. and Poe, P.}
+}
+"""
+
+
+def test_bibtex_entries_become_items_with_fields_and_a_broken_one_an_error_between(
+    tmp_path: Path,
+) -> None:
+    first, broken, book = read(write(tmp_path, "refs.bib", BIB))
+    assert isinstance(first, CitationInput) and first.id == "mueller2019"
+    assert first.fields == Citation(
+        authors=(Author("Müller", "Jörg"), Author("van der Berg", "Jan"),
+                 Author(literal="World Health Organization"), Author("Lovelace", "Ada")),
+        et_al=True, year=2019, title="The DNA Story: Öl & Gas", container="Nature",
+        volume="12", issue="3", pages="1-9", type=WorkType.ARTICLE,
+        identifiers=Identifiers(doi="10.1000/abc_1", url="https://example.org/a_b%20c"))
+    assert first.text == ("Müller, Jörg; van der Berg, Jan; World Health Organization; "
+                          "Lovelace, Ada, et al. (2019). The DNA Story: Öl & Gas. Nature, "
+                          "12(3), 1-9. https://doi.org/10.1000/abc_1")
+    assert isinstance(broken, InputError) and broken.item == "broken"
+    assert "line 14" in broken.message and broken.text.startswith("@article{broken")
+    assert isinstance(book, CitationInput) and book.id == "doe2001" and book.index == 2
+    assert book.fields == Citation(
+        authors=(Author("Doe", "Jane"),), year=2001, title="Book Title", publisher="Pub & Sons",
+        place="London", edition="2", editors=(Author("Roe", "R."), Author("Poe", "P.")),
+        type=WorkType.BOOK, identifiers=Identifiers(isbn=("9780262033848",)))
+
+
+@pytest.mark.parametrize(
+    ("entry_type", "extra", "expected"),
+    [
+        ("article", "", WorkType.ARTICLE),
+        ("book", "", WorkType.BOOK),
+        ("incollection", "", WorkType.CHAPTER),
+        ("inbook", "", WorkType.CHAPTER),
+        ("inproceedings", "", WorkType.PROCEEDINGS),
+        ("conference", "", WorkType.PROCEEDINGS),
+        ("phdthesis", "", WorkType.THESIS),
+        ("mastersthesis", "", WorkType.THESIS),
+        ("techreport", "", WorkType.REPORT),
+        ("misc", "url = {https://example.org/page},", WorkType.WEB),
+        ("misc", "eprint = {1706.03762}, archivePrefix = {arXiv},", WorkType.PREPRINT),
+        ("misc", "", WorkType.OTHER),
+        ("unpublished", "", WorkType.OTHER),
+    ],
+)
+def test_bibtex_entry_types(tmp_path: Path, entry_type: str, extra: str,
+                            expected: WorkType) -> None:
+    bib = f"@{entry_type.upper() if entry_type == 'book' else entry_type}{{k, {extra} title={{T}}}}"
+    [item] = read(write(tmp_path, "t.bib", bib))
+    assert fields_of(item).type is expected
+
+
+def test_bibtex_containers_and_identifiers(tmp_path: Path) -> None:
+    bib = r"""
+@inproceedings{p, title = {P}, booktitle = {Proc. of {ACL}}, year = {2021},
+  eprint = {arXiv:2101.00001v2}, issn = {0028-0836}, pmid = {123}}
+@article{a, title = {A}, journaltitle = {J. {\'E}tudes}, date = {2018-05-01}, issue = {4}}
+"""
+    proceedings, article = read(write(tmp_path, "c.bib", bib))
+    assert fields_of(proceedings).container == "Proc. of ACL"
+    assert fields_of(proceedings).identifiers == Identifiers(
+        issn=("0028-0836",), arxiv="2101.00001", pmid="123")
+    assert (fields_of(article).container, fields_of(article).year,
+            fields_of(article).issue) == ("J. Études", 2018, "4")
+
+
+def test_bibtex_duplicate_keys_and_fields_are_errors_the_rest_is_read(tmp_path: Path) -> None:
+    bib = ("@article{a, title={One}}\n@article{a, title={Two}}\n"
+           "@article{b, title={X}, title={Y}}\n@article{c, title={Three}}\n")
+    items = read(write(tmp_path, "d.bib", bib))
+    assert [type(i).__name__ for i in items] == ["CitationInput", "InputError", "InputError",
+                                                 "CitationInput"]
+    duplicate, twice = items[1], items[2]
+    assert isinstance(duplicate, InputError) and duplicate.item == "line 2"
+    assert "duplicate key 'a'" in duplicate.message and "line 1" in duplicate.message
+    assert isinstance(twice, InputError) and twice.item == "b" and "title" in twice.message
+
+
+def test_bibtex_markup_the_decoder_cannot_take_is_an_error_for_that_entry(tmp_path: Path) -> None:
+    deep = "{" * 200 + "x" + "}" * 200
+    bib = f"@article{{k, title={deep}}}\n@book{{b, title={{B}}}}"
+    items = read(write(tmp_path, "deep.bib", bib))
+    assert isinstance(items[0], InputError) and items[0].item == "k"
+    assert "nested" in items[0].message
+    assert fields_of(items[1]).title == "B"
+
+
+def test_bibtex_bytes_that_are_not_utf8_fail_only_their_entry(tmp_path: Path) -> None:
+    bib = b"@article{a, title={Caf\xe9}}\n@article{b, title={Ok}}"
+    items = read(write(tmp_path, "l1.bib", bib))
+    assert isinstance(items[0], InputError) and "UTF-8" in items[0].message
+    assert "\ufffd" in items[0].text
+    assert fields_of(items[1]).title == "Ok"
+
+
+def test_formats_read_whole_refuse_a_huge_file_with_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(input_lines, "MAX_WHOLE_BYTES", 1024 * 1024)
+    path = write(tmp_path, "big.bib", BIB * 2000)
+    with pytest.raises(ConfigError, match="BibTeX input is larger than 1 MB"):
+        count_citations(path)
+    with pytest.raises(ConfigError, match="split it"):
+        list(read_citations(path))
+
+
+# -- RIS ------------------------------------------------------------------------------------
+
+RIS = """TY  - JOUR
+AU  - Smith, John
+AU  - World Health Organization
+TI  - A study of
+  wrapped titles
+JO  - J. Stud.
+VL  - 3
+IS  - 2
+SP  - 1
+EP  - 9
+PY  - 2019///
+DO  - https://doi.org/10.1000/XYZ
+UR  - https://example.org/a
+ID  - rec1
+ER  -
+
+TY  - CHAP
+A1  - Doe, J.
+T1  - A chapter
+T2  - The Book
+A2  - Roe, R.
+PB  - Pub
+CY  - London
+SN  - 978-0-262-03384-8
+Y1  - 2001/05/01
+ER  -
+"""
+
+
+def test_ris_records_become_items_with_fields(tmp_path: Path) -> None:
+    article, chapter = read(write(tmp_path, "refs.ris", RIS))
+    assert isinstance(article, CitationInput) and article.id == "rec1"
+    assert article.fields == Citation(
+        authors=(Author("Smith", "John"), Author(literal="World Health Organization")),
+        year=2019, title="A study of wrapped titles", container="J. Stud.", volume="3",
+        issue="2", pages="1-9", type=WorkType.ARTICLE,
+        identifiers=Identifiers(doi="10.1000/xyz", url="https://example.org/a"))
+    assert article.text.startswith("Smith, John; World Health Organization (2019). A study")
+    assert isinstance(chapter, CitationInput) and chapter.id.startswith("L17-")
+    assert chapter.fields == Citation(
+        authors=(Author("Doe", "J."),), year=2001, title="A chapter", container="The Book",
+        editors=(Author("Roe", "R."),), publisher="Pub", place="London", type=WorkType.CHAPTER,
+        identifiers=Identifiers(isbn=("9780262033848",)))
+
+
+@pytest.mark.parametrize(
+    ("ty", "expected"),
+    [("JOUR", WorkType.ARTICLE), ("BOOK", WorkType.BOOK), ("CHAP", WorkType.CHAPTER),
+     ("CONF", WorkType.PROCEEDINGS), ("CPAPER", WorkType.PROCEEDINGS),
+     ("THES", WorkType.THESIS), ("RPRT", WorkType.REPORT), ("ELEC", WorkType.WEB),
+     ("WEB", WorkType.WEB), ("GEN", WorkType.OTHER)],
+)
+def test_ris_types(tmp_path: Path, ty: str, expected: WorkType) -> None:
+    [item] = read(write(tmp_path, "t.ris", f"TY  - {ty}\nTI  - T\nER  - \n"))
+    assert fields_of(item).type is expected
+
+
+def test_ris_text_outside_records_and_a_missing_er_line(tmp_path: Path) -> None:
+    ris = ("TY  - JOUR\nTI  - One\nTY  - BOOK\nTI  - Two\nER  - \nstray\ntext\n\n"
+           "TY  - JOUR\nTI  - Three\n")
+    items = read(write(tmp_path, "s.ris", ris))
+    assert [i.text if isinstance(i, CitationInput) else None for i in items] == [
+        "One.", "Two.", None, "Three."]
+    stray = items[2]
+    assert isinstance(stray, InputError) and stray.item == "line 6"
+    assert "outside a RIS record (lines 6-7)" in stray.message
+
+
+# -- CSL-JSON -------------------------------------------------------------------------------
+
+CSL = """[
+  {"id": "c1", "type": "article-journal", "title": "A <i>title</i>",
+   "author": [{"family": "Berg", "given": "Jan", "non-dropping-particle": "van der"},
+              {"literal": "WHO"}],
+   "container-title": "Nature", "issued": {"date-parts": [[2019, 3]]},
+   "volume": "12", "issue": 3, "page": "1–9", "DOI": "10.1000/X", "PMID": "31"},
+  {"type": "book", "title": "B", "ISBN": "9780262033848", "issued": {"raw": "2001"},
+   "editor": [{"family": "Roe", "given": "R."}], "publisher": "Pub",
+   "publisher-place": "London"},
+  42,
+  {"id": 7, "type": "paper-conference", "title": "C", "URL": "https://arxiv.org/abs/2101.00001"}
+]"""
+
+
+def test_csl_json_items_become_items_with_fields(tmp_path: Path) -> None:
+    article, book, number, paper = read(write(tmp_path, "refs.json", CSL))
+    assert isinstance(article, CitationInput) and article.id == "c1"
+    assert article.fields == Citation(
+        authors=(Author("van der Berg", "Jan"), Author(literal="WHO")), year=2019,
+        title="A title", container="Nature", volume="12", issue="3", pages="1-9",
+        type=WorkType.ARTICLE, identifiers=Identifiers(doi="10.1000/x", pmid="31"))
+    assert isinstance(book, CitationInput) and book.id.startswith("I2-")
+    assert book.fields == Citation(
+        year=2001, title="B", editors=(Author("Roe", "R."),), publisher="Pub", place="London",
+        type=WorkType.BOOK, identifiers=Identifiers(isbn=("9780262033848",)))
+    assert isinstance(number, InputError) and number.item == "item 3"
+    assert isinstance(paper, CitationInput) and paper.id == "7"
+    assert fields_of(paper).type is WorkType.PROCEEDINGS
+    assert fields_of(paper).identifiers.arxiv == "2101.00001"
+
+
+def test_csl_json_that_is_not_json_is_one_error_naming_the_line(tmp_path: Path) -> None:
+    [error] = read(write(tmp_path, "bad.json", '[\n  {"id": "a",\n  oops\n]'))
+    assert isinstance(error, InputError) and error.item == "line 3"
+    assert "not valid JSON" in error.message
+    [hint] = read(write(tmp_path, "lines.json", '{"text": "a"}\n{"text": "b"}\n'))
+    assert isinstance(hint, InputError) and "--format jsonl" in hint.message
+
+
+# -- JSON lines -----------------------------------------------------------------------------
+
+JSONL = "\n".join([
+    '{"id": "j1", "text": "Smith, J. (2019). A title."}',
+    '',
+    '{"citation_text": "Doe, A. (2020). B.", "fabricated": 1}',
+    '{"reference": "Roe (2021). C."',
+    '[1, 2]',
+    '{"title": "CSL one", "author": [{"family": "A", "given": "B"}], "type": "book"}',
+    '{"bibtex_key": "k", "bibtex_type": "article", "label": "HALLUCINATED", "fields": '
+    '{"author": "M. Jockers and D. Witten", "title": "T", "journal": "J", "year": "2010"}}',
+    '{"note": "nothing to check"}',
+    '{"text": 42}',
+]) + "\n"
+
+
+def test_jsonl_objects_as_text_csl_or_bibtex_and_bad_lines_in_place(tmp_path: Path) -> None:
+    items = read(write(tmp_path, "refs.jsonl", JSONL))
+    assert [(i.id, i.text, i.fields) for i in items[:2] if isinstance(i, CitationInput)] == [
+        ("j1", "Smith, J. (2019). A title.", None),
+        (f"L3-{__import__('hashlib').sha1(b'Doe, A. (2020). B.').hexdigest()[:8]}",
+         "Doe, A. (2020). B.", None)]
+    invalid, not_object = items[2], items[3]
+    assert isinstance(invalid, InputError) and invalid.item == "line 4"
+    assert "not valid JSON" in invalid.message and invalid.text.startswith('{"reference"')
+    assert isinstance(not_object, InputError) and not_object.item == "line 5"
+    assert fields_of(items[4]) == Citation(authors=(Author("A", "B"),), title="CSL one",
+                                          type=WorkType.BOOK)
+    hallmark = items[5]
+    assert isinstance(hallmark, CitationInput) and hallmark.id == "k"
+    assert fields_of(hallmark).authors == (Author("Jockers", "M."), Author("Witten", "D."))
+    assert (fields_of(hallmark).container, fields_of(hallmark).year) == ("J", 2010)
+    nothing, not_text = items[6], items[7]
+    assert isinstance(nothing, InputError) and nothing.item == "line 8"
+    assert isinstance(not_text, InputError) and "'text' is not a string" in not_text.message
+
+
+def test_jsonl_repeated_id_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    lines = '{"id": "x", "text": "A"}\n{"id": "x", "text": "B"}\n'
+    items = read(write(tmp_path, "dup.jsonl", lines))
+    assert isinstance(items[1], InputError) and items[1].item == "line 2"
+    assert "'x' is already used" in items[1].message
+
+
+# -- CSV and TSV ----------------------------------------------------------------------------
+
+WW_STYLE = (
+    'id,gpt_version,citation_text,pub_type,fabricated\n'
+    'walters_0001,3.5,"Smith, J. (2019). ""Quoted"", with commas. Journal, 3(2), 1-9.",A,1\n'
+    'walters_0002,4,,B,0\n'
+    'walters_0003\n'
+    '\n'
+    ',4,"Doe, A. (2020).\nA cell over two lines.",C,0\n'
+    'walters_0006,4,Plain text,W,0\n'
+)
+
+
+def test_csv_rows_keep_id_and_text_and_ignore_other_columns(tmp_path: Path) -> None:
+    items = read(write(tmp_path, "ww.csv", WW_STYLE))
+    first, empty, short, derived, plain = items
+    assert isinstance(first, CitationInput) and first.fields is None
+    assert (first.id, first.text) == (
+        "walters_0001", 'Smith, J. (2019). "Quoted", with commas. Journal, 3(2), 1-9.')
+    assert isinstance(empty, InputError) and empty.item == "row 3"
+    assert "empty citation_text" in empty.message
+    assert isinstance(short, InputError) and short.item == "row 4"
+    assert "1 of 5 columns" in short.message
+    assert isinstance(derived, CitationInput) and derived.id.startswith("R6-")
+    assert derived.text == "Doe, A. (2020).\nA cell over two lines."
+    assert isinstance(plain, CitationInput) and (plain.id, plain.index) == ("walters_0006", 4)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("semi.csv", "ID;Reference\n1;Smith (2019). A.\n"),
+     ("tabs.tsv", "Ref\tyear\nSmith (2019). A.\t2019\n"),
+     ("one.csv", "citation\nSmith (2019). A.\n")],
+)
+def test_table_delimiters_and_column_names(tmp_path: Path, name: str, data: str) -> None:
+    [item] = read(write(tmp_path, name, data))
+    assert isinstance(item, CitationInput) and item.text == "Smith (2019). A."
+
+
+def test_csv_without_a_citation_column_is_one_error(tmp_path: Path) -> None:
+    [error] = read(write(tmp_path, "x.csv", "id,title\n1,A\n2,B\n"))
+    assert isinstance(error, InputError) and error.item == "row 1"
+    assert "'id', 'title'" in error.message and "citation_text" in error.message
+
+
+def test_csv_row_errors_do_not_stop_the_rest(tmp_path: Path) -> None:
+    data = b'text\n"' + b"x" * 200_000 + b'"\nok\nbad \xff\n'
+    items = read(write(tmp_path, "e.csv", data))
+    assert [type(i).__name__ for i in items] == ["InputError", "CitationInput", "InputError"]
+    assert [i.item for i in items if isinstance(i, InputError)] == ["row 2", "row 4"]
+
+
+def test_walters_wilder_csv_reads_as_636_items() -> None:
+    if not SHARED_DATA.is_dir() or not WW_CSV.is_file():
+        pytest.skip(f"{WW_CSV} not present")
+    items = read(WW_CSV)
+    with WW_CSV.open(newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert len(items) == len(rows) == 636
+    read_as = [(i.id, i.text) for i in items if isinstance(i, CitationInput) and not i.fields]
+    assert read_as == [(row["id"], row["citation_text"]) for row in rows]
+    assert (read_as[0][0], read_as[-1][0]) == ("walters_0001", "walters_0636")
+
+
+# -- choosing the format --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("a.bib", "bibtex"), ("a.BIB", "bibtex"), ("a.ris", "ris"), ("a.json", "csl-json"),
+     ("a.jsonl", "jsonl"), ("a.ndjson", "jsonl"), ("a.csv", "csv"), ("a.tsv", "tsv"),
+     ("a.txt", "text")],
+)
+def test_format_by_extension_wins_over_content(tmp_path: Path, name: str, expected: str) -> None:
+    assert detect_format(write(tmp_path, name, "@article{k, title={T}}\n")) == expected
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (b"\xef\xbb\xbf% comment\n\n@Article{key,\n title={T}}", "bibtex"),
+        (b"Provider: X\n\nTY  - JOUR\nTI  - T\nER  - \n", "ris"),
+        (b'\n[\n  {"id": "a"}]', "csl-json"),
+        (b"[]", "csl-json"),
+        (b'{\n  "id": "a",\n  "title": "T"\n}', "csl-json"),
+        (b'{"text": "a"}\n{"text": "b"}\n', "jsonl"),
+        (b"id,citation_text,fabricated\nw1,x,1\n", "csv"),
+        (b"ref\tnote\nx\ty\n", "tsv"),
+        (b"[1] Smith, J. (2019). A title.\n[2] Doe.\n", "text"),
+        (b"Smith, J. (2019). A title. Journal, 3, 1-9.\n", "text"),
+        (b"", "text"),
+        (b"\xff\xfe garbage", "text"),
+    ],
+)
+def test_sniffing(head: bytes, expected: str) -> None:
+    assert sniff_format(head) == expected
+
+
+def test_unknown_extension_is_sniffed(tmp_path: Path) -> None:
+    path = write(tmp_path, "refs.export", RIS)
+    assert detect_format(path) == "ris"
+    assert [i.id for i in read(path) if isinstance(i, CitationInput)][0] == "rec1"
+
+
+def test_stdin_is_sniffed_and_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BIB.encode())))
+    items = list(read_citations(STDIN))
+    assert [getattr(i, "id", None) or getattr(i, "item", None) for i in items] == [
+        "mueller2019", "broken", "doe2001"]
+
+
+def test_stdin_pipe_is_not_waited_for_beyond_its_first_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A writer that sends one citation and keeps the pipe open: its citation is read
+    (format sniffed, layout chosen) without waiting for more input."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"Smith, J. (2019). A title.\n")
+    with open(read_end, "rb") as pipe:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(pipe))
+        items = read_citations(STDIN)
+        first: list[InputItem] = []
+        reader = threading.Thread(target=lambda: first.append(next(items)), daemon=True)
+        reader.start()
+        reader.join(timeout=10)
+        os.close(write_end)
+        assert not reader.is_alive(), "the reader waited for more input"
+        assert isinstance(first[0], CitationInput) and first[0].text == "Smith, J. (2019). A title."
+        assert list(items) == []
+
+
+def test_count_of_stdin_is_refused() -> None:
+    with pytest.raises(ValueError, match="stdin"):
+        count_citations(STDIN)
+
+
+def test_every_format_reads_an_empty_input_as_nothing(tmp_path: Path) -> None:
+    for fmt in READERS:
+        if fmt == "csl-json":
+            continue  # an empty document is not JSON: one error, tested above
+        assert read(write(tmp_path, "empty", b""), fmt) == [], fmt
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+def test_format_defaults_to_auto_and_lists_every_format() -> None:
+    args = build_parser().parse_args(["check", "refs.bib"])
+    assert args.format == AUTO
+    for fmt in READERS:
+        assert build_parser().parse_args(["check", "x", "--format", fmt]).format == fmt
+
+
+def test_unknown_format_name_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bib = write(tmp_path, "x.bib", BIB)
+    assert main(["check", str(bib), "--format", "endnote", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "'endnote'" in err and "bibtex" in err

@@ -1,0 +1,142 @@
+"""Reading the citations to check, one item at a time, from any of the input formats.
+
+:func:`read_citations` reads the input (a file, or ``-`` for stdin) and yields, in input
+order, a :class:`~verifier.models.CitationInput` per citation or, in its place, an
+:class:`~verifier.errors.InputError` for an item that cannot be read; the batch goes on.
+Every yielded element, item or error, takes the next ``index`` (from 0), so the position
+of an element in the stream is its index.
+
+=========  ==================================================  =========================
+format     what                                                item id
+=========  ==================================================  =========================
+text       one citation per line, or a pasted reference list   ``L<line>-<hash>``
+           (numbered, bulleted, blank-line separated, wrapped)
+bibtex     .bib entries, structured fields                     citation key
+ris        RIS records (TY ... ER), structured fields          ``ID``, else line-hash
+csl-json   a JSON array of CSL items, structured fields        ``id``, else position
+jsonl      one JSON object per line: text, BibTeX or CSL       ``id``, else line-hash
+csv, tsv   a header row with a citation text column            ``id`` column, else row
+=========  ==================================================  =========================
+
+``auto`` (the default) picks the format from the file extension and, for stdin or an
+unknown extension, from the first kilobyte, or what has arrived of a pipe
+(:mod:`.detect`). Text, RIS, JSON lines and
+tables are streamed; BibTeX and CSL-JSON are read whole, up to 200 MB. Items from the
+structured formats carry ``fields``, and their ``text`` is those fields on one line.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+from .bibtex import count_bibtex, read_bibtex
+from .csl import read_csl_json
+from .detect import Replay, format_by_extension, read_arrived, read_head, sniff_format
+from .items import MAX_LINE_CHARS, InputItem, Reader, citation_id
+from .jsonl import read_jsonl
+from .ris import read_ris
+from .table import read_csv, read_tsv
+from .text import read_text
+
+__all__ = [
+    "AUTO",
+    "MAX_LINE_CHARS",
+    "READERS",
+    "STDIN",
+    "InputItem",
+    "Reader",
+    "citation_id",
+    "count_citations",
+    "detect_format",
+    "read_citations",
+]
+
+STDIN = Path("-")
+"""The path that names standard input."""
+
+AUTO = "auto"
+"""The format name that asks for detection (the ``--format`` default)."""
+
+READERS: dict[str, Reader] = {
+    "text": read_text,
+    "bibtex": read_bibtex,
+    "ris": read_ris,
+    "csl-json": read_csl_json,
+    "jsonl": read_jsonl,
+    "csv": read_csv,
+    "tsv": read_tsv,
+}
+"""Input formats by name (with :data:`AUTO`, the ``--format`` choices)."""
+
+# Formats with a cheaper way to count than reading every item.
+_COUNTERS: dict[str, Callable[[BinaryIO], int]] = {"bibtex": count_bibtex}
+
+
+def read_citations(path: Path, fmt: str = AUTO) -> Generator[InputItem, None, None]:
+    """Stream the citations in ``path`` (``-``: stdin) read as format ``fmt``.
+
+    Raises ``OSError`` if the file cannot be opened, ``ValueError`` for an unknown format
+    and ``ConfigError`` for a file too large for a format read whole; problems with single
+    items are yielded as ``InputError`` values instead.
+    """
+    _check_format(fmt)
+    with _open_binary(path) as raw, _resolved(path, raw, fmt) as (name, stream):
+        yield from READERS[name](stream)
+
+
+def count_citations(path: Path, fmt: str = AUTO) -> int:
+    """How many elements :func:`read_citations` will yield for the file ``path`` (the
+    progress total). Not for stdin, which can be read only once."""
+    _check_format(fmt)
+    if path == STDIN:
+        raise ValueError("stdin cannot be counted before it is read")
+    with path.open("rb") as raw, _resolved(path, raw, fmt) as (name, stream):
+        counter = _COUNTERS.get(name)
+        return counter(stream) if counter else sum(1 for _ in READERS[name](stream))
+
+
+def detect_format(path: Path) -> str:
+    """The format :data:`AUTO` picks for the file ``path``."""
+    with path.open("rb") as raw, _resolved(path, raw, AUTO) as (name, _):
+        return name
+
+
+def _check_format(fmt: str) -> None:
+    if fmt != AUTO and fmt not in READERS:
+        raise ValueError(f"unknown input format {fmt!r}; known: {AUTO}, {', '.join(READERS)}")
+
+
+@contextmanager
+def _resolved(path: Path, raw: BinaryIO, fmt: str) -> Iterator[tuple[str, BinaryIO]]:
+    """The format to read ``raw`` as, and the stream to read: when the format had to be
+    sniffed from a pipe, a stream that gives the sniffed bytes again."""
+    if fmt != AUTO:
+        yield fmt, raw
+        return
+    by_extension = format_by_extension(path) if path != STDIN else None
+    if by_extension:
+        yield by_extension, raw
+        return
+    if path != STDIN and raw.seekable():
+        head = read_head(raw)
+        raw.seek(0)
+        yield sniff_format(head), raw
+        return
+    head = read_arrived(raw)
+    with io.BufferedReader(Replay(head, raw)) as replay:
+        yield sniff_format(head), replay
+
+
+@contextmanager
+def _open_binary(path: Path) -> Iterator[BinaryIO]:
+    if path == STDIN:
+        # Not closed: stdin belongs to the process, not to this reader.
+        yield sys.stdin.buffer
+        return
+    with path.open("rb") as stream:
+        yield stream

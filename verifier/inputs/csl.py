@@ -1,0 +1,155 @@
+"""The ``csl-json`` format: a JSON array of CSL items, as Zotero, Mendeley, pandoc and
+citeproc write them, each as an item with structured fields.
+
+The document is read whole (up to :data:`~.lines.MAX_WHOLE_BYTES`). An item that is not
+a JSON object is an error in its place; a document that is not JSON is one error. An
+item's id is its ``id``, else ``I<position>-<sha1(item)[:8]>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import BinaryIO
+
+import orjson
+
+from ..errors import InputError
+from ..models import Author, Citation, WorkType
+from ..normalize import strip_markup
+from .fields import clean_pages, identifiers, one_line, year_from
+from .items import Entry, InputItem, derived_id, excerpt, numbered
+from .lines import read_whole
+from .render import render
+
+TYPES = {
+    **dict.fromkeys(("article-journal", "article-magazine", "article-newspaper", "review",
+                     "review-book"), WorkType.ARTICLE),
+    "article": WorkType.PREPRINT,  # CSL's "article" is a preprint or working paper
+    **dict.fromkeys(("book", "classic"), WorkType.BOOK),
+    **dict.fromkeys(("chapter", "entry", "entry-dictionary", "entry-encyclopedia"),
+                    WorkType.CHAPTER),
+    "paper-conference": WorkType.PROCEEDINGS,
+    "thesis": WorkType.THESIS,
+    "report": WorkType.REPORT,
+    **dict.fromkeys(("webpage", "post", "post-weblog"), WorkType.WEB),
+}
+"""Work types by CSL type; any other type is OTHER, a missing one UNKNOWN."""
+
+CSL_KEYS = frozenset(("title", "author", "editor", "container-title", "issued", "DOI", "ISBN",
+                      "URL", "type"))
+"""Keys that make a JSON object a CSL item."""
+
+
+def read_csl_json(stream: BinaryIO) -> Iterator[InputItem]:
+    """The ``csl-json`` format (see the module docstring)."""
+    return numbered(_entries(read_whole(stream, "CSL-JSON")))
+
+
+def csl_entry(item: Mapping[str, object], where: str, fallback_id: str) -> Entry | InputError:
+    """One CSL item as an entry named ``where``; its id is the item's ``id`` if it has one,
+    else ``fallback_id``."""
+    citation = csl_citation(item)
+    text = render(citation)
+    if not text:
+        return InputError(where, "CSL item with no field to check", excerpt(_dump(item)))
+    return Entry(given_id(item, "id") or fallback_id, text, where, citation)
+
+
+def csl_citation(item: Mapping[str, object]) -> Citation:
+    """The citation a CSL item describes (unknown keys and odd value types ignored)."""
+    def text(*keys: str) -> str:
+        for key in keys:
+            value = item.get(key)
+            if isinstance(value, list):  # some exporters give container-title as a list
+                value = next((v for v in value if isinstance(v, str | int)), None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            if isinstance(value, str) and value.strip():
+                return one_line(strip_markup(value))
+        return ""
+
+    kind = text("type")
+    archive = text("archive", "publisher").lower()
+    return Citation(
+        authors=_people(item.get("author")),
+        year=_year(item.get("issued")) or year_from(text("year")),
+        title=text("title"),
+        container=text("container-title"),
+        volume=text("volume"),
+        issue=text("issue"),
+        pages=clean_pages(text("page")),
+        publisher=text("publisher"),
+        editors=_people(item.get("editor")),
+        type=TYPES.get(kind, WorkType.OTHER) if kind else WorkType.UNKNOWN,
+        identifiers=identifiers(
+            doi=text("DOI"), isbn=text("ISBN"), issn=text("ISSN"), url=text("URL"),
+            arxiv=text("number") if archive == "arxiv" else "",
+            pmid=text("PMID"), pmcid=text("PMCID")),
+        place=text("publisher-place"),
+        edition=text("edition"),
+    )
+
+
+def given_id(item: Mapping[str, object], key: str) -> str:
+    """The id an object gives under ``key`` (a string or a whole number), or ""."""
+    value = item.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return one_line(value) if isinstance(value, str) else ""
+
+
+def _entries(data: bytes) -> Iterator[Entry | InputError]:
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        hint = " (one JSON object per line is --format jsonl)" \
+            if "after document" in exc.msg and exc.colno == 1 else ""
+        yield InputError(f"line {exc.lineno}", f"not valid JSON: {exc.msg}, column "
+                                              f"{exc.colno}{hint}")
+        return
+    items = document if isinstance(document, list) else [document]
+    for position, item in enumerate(items, start=1):
+        where = f"item {position}"
+        if isinstance(item, dict):
+            yield csl_entry(item, where, derived_id("I", position, _dump(item)))
+        else:
+            yield InputError(where, f"not a CSL item (a JSON object) but {_kind(item)}",
+                             excerpt(_dump(item)))
+
+
+def _people(value: object) -> tuple[Author, ...]:
+    people: list[Author] = []
+    for person in value if isinstance(value, list) else []:
+        if not isinstance(person, dict):
+            continue
+        part = {k: one_line(v) for k, v in person.items() if isinstance(v, str)}
+        if part.get("literal"):
+            people.append(Author(literal=part["literal"]))
+            continue
+        family = " ".join(p for p in (part.get("non-dropping-particle", ""),
+                                      part.get("family", "")) if p)
+        given = " ".join(p for p in (part.get("given", ""),
+                                     part.get("dropping-particle", "")) if p)
+        if family or given:
+            people.append(Author(family=family or given, given=given if family else ""))
+    return tuple(people)
+
+
+def _year(issued: object) -> int | None:
+    """The year of a CSL date: {"date-parts": [[2019, 3]]}, {"raw": "2019-03"},
+    {"literal": "Spring 2019"} or, off the standard, a bare string or number."""
+    if isinstance(issued, dict):
+        parts = issued.get("date-parts")
+        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            return year_from(parts[0][0])
+        return year_from(issued.get("raw")) or year_from(issued.get("literal"))
+    return year_from(issued)
+
+
+def _kind(value: object) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number")
+
+
+def _dump(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()

@@ -1,0 +1,107 @@
+"""What a reader yields: items numbered in input order, each checked the same way.
+
+A format's reader finds :class:`Entry` values (or :class:`~verifier.errors.InputError`
+values for what it cannot read) and hands them to :func:`numbered`, which checks each
+entry's text, refuses a repeated id and gives every element, item or error, the next
+index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from ..errors import InputError
+from ..models import Citation, CitationInput
+
+MAX_LINE_CHARS = 5000
+"""Longest citation text accepted. Longer texts are input errors, not citations."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+InputItem = CitationInput | InputError
+Reader = Callable[[BinaryIO], Iterator[InputItem]]
+"""A format: a binary stream in, the items (and errors in their place) out, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One citation a reader found, before it is checked and numbered."""
+
+    id: str
+    text: str
+    where: str
+    """Where the entry is ("line 12", "row 3"): names it when its id cannot."""
+    fields: Citation | None = None
+
+
+def citation_id(lineno: int, text: str) -> str:
+    """The id of a text found at line ``lineno``: ``L<line>-<first 8 hex of sha1(text)>``,
+    stable across runs (``--resume`` relies on it) and unique within the input."""
+    return derived_id("L", lineno, text)
+
+
+def derived_id(prefix: str, number: int, text: str) -> str:
+    """An id for an item that has none: ``<prefix><number>-<first 8 hex of sha1(text)>``."""
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False)
+    return f"{prefix}{number}-{digest.hexdigest()[:8]}"
+
+
+def check_text(where: str, text: str) -> InputError | None:
+    """Why ``text`` cannot be checked as a citation, as an error naming ``where``; None
+    when it can."""
+    if not text:
+        return InputError(where, "nothing to check (no text)")
+    if len(text) > MAX_LINE_CHARS:
+        return InputError(
+            where, f"{len(text):,} characters long (limit {MAX_LINE_CHARS:,})", excerpt(text)
+        )
+    if is_control_only(text):
+        return InputError(where, f"only control characters: {text[:40]!r}", excerpt(text))
+    if has_undecodable(text):
+        return InputError(where, "not valid UTF-8", excerpt(text))
+    return None
+
+
+def numbered(
+    found: Iterable[Entry | InputError], *, unique_ids: bool = True
+) -> Iterator[InputItem]:
+    """``found`` as items: each entry checked (:func:`check_text`), each element given the
+    next index. With ``unique_ids``, an entry whose id an earlier entry took is an error
+    (ids name output lines and ``--resume`` skips by id)."""
+    seen: set[str] = set()
+    for index, element in enumerate(found):
+        if isinstance(element, InputError):
+            yield element
+            continue
+        problem = check_text(element.where, element.text)
+        if problem is None and has_undecodable(element.id):
+            problem = InputError(element.where, "id is not valid UTF-8", excerpt(element.text))
+        if problem is None and unique_ids:
+            if element.id in seen:
+                problem = InputError(
+                    element.where, f"id {element.id!r} is already used by an earlier item",
+                    excerpt(element.text))
+            seen.add(element.id)
+        yield problem or CitationInput(element.id, index, element.text, element.fields)
+
+
+def is_control_only(text: str) -> bool:
+    """True when ``text`` has nothing but control, format and space characters."""
+    return all(unicodedata.category(ch) in ("Cc", "Cf") or ch.isspace() for ch in text)
+
+
+def has_undecodable(text: str) -> bool:
+    """True when ``text`` holds bytes that were not UTF-8 (kept by "surrogateescape") or
+    another lone surrogate: text that cannot be written out as UTF-8."""
+    return _SURROGATE.search(text) is not None
+
+
+def excerpt(text: str, limit: int = 200) -> str:
+    """The start of ``text`` as an error shows it: undecodable bytes as U+FFFD, so that it
+    can always be written out."""
+    return _SURROGATE.sub("\ufffd", text[:limit]).strip()

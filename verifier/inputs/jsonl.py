@@ -1,0 +1,96 @@
+"""The ``jsonl`` format: one JSON object per line (streamed).
+
+An object is read as, in this order:
+
+* a text item, from its ``text``, ``citation``, ``citation_text`` or ``reference`` key;
+* a BibTeX entry, from a ``fields`` object of BibTeX fields and a ``bibtex_type``,
+  ``ENTRYTYPE`` or ``type`` (as HALLMARK-style benchmark files give them);
+* a CSL item (any of ``title``, ``author``, ``DOI``, ``container-title`` ...).
+
+Every other key is ignored (labels in a benchmark file are never read). A line that is
+not a JSON object is an error naming the line. An item's id is its ``id`` (or, for a
+BibTeX entry, ``bibtex_key`` / ``ID``), else ``L<line>-<sha1(text)[:8]>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import BinaryIO
+
+import orjson
+
+from ..errors import InputError
+from .bibtex import bibtex_citation
+from .csl import CSL_KEYS, csl_entry, given_id
+from .items import Entry, InputItem, citation_id, excerpt, numbered
+from .latex import LatexError
+from .lines import bounded_lines, too_long
+from .render import render
+
+TEXT_KEYS = ("text", "citation", "citation_text", "reference")
+"""Keys that hold a citation as text, in order of preference."""
+
+MAX_JSON_LINE_BYTES = 1024 * 1024
+"""Longest line accepted (a CSL item may carry an abstract)."""
+
+
+def read_jsonl(stream: BinaryIO) -> Iterator[InputItem]:
+    """The ``jsonl`` format (see the module docstring)."""
+    return numbered(_entries(stream))
+
+
+def object_entry(value: Mapping[str, object], lineno: int) -> Entry | InputError:
+    """One JSON object found at line ``lineno`` as an entry (see the module docstring)."""
+    where = f"line {lineno}"
+    for key in TEXT_KEYS:
+        if key in value:
+            text = value[key]
+            if not isinstance(text, str):
+                return InputError(where, f"{key!r} is not a string", excerpt(_dump(value)))
+            text = text.strip()
+            return Entry(given_id(value, "id") or citation_id(lineno, text), text, where)
+    fields = value.get("fields")
+    kind = next((value[k] for k in ("bibtex_type", "ENTRYTYPE", "type") if k in value), None)
+    if isinstance(fields, dict) and isinstance(kind, str):
+        return _bibtex_entry(value, kind, fields, lineno)
+    if CSL_KEYS & value.keys():
+        return csl_entry(value, where, citation_id(lineno, _dump(value)))
+    return InputError(where, f"no citation: expected a {', '.join(TEXT_KEYS)} key, BibTeX "
+                             "fields or CSL-JSON fields", excerpt(_dump(value)))
+
+
+def _entries(stream: BinaryIO) -> Iterator[Entry | InputError]:
+    for lineno, raw in enumerate(bounded_lines(stream, MAX_JSON_LINE_BYTES), start=1):
+        where = f"line {lineno}"
+        if raw is None:
+            yield too_long(where, MAX_JSON_LINE_BYTES)
+            continue
+        if not raw.strip():
+            continue
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            yield InputError(where, f"not valid JSON: {exc.msg}, column {exc.colno}",
+                             excerpt(raw.decode("utf-8", "replace")))
+            continue
+        if isinstance(value, dict):
+            yield object_entry(value, lineno)
+        else:
+            yield InputError(where, "not a JSON object", excerpt(raw.decode("utf-8", "replace")))
+
+
+def _bibtex_entry(value: Mapping[str, object], kind: str, fields: Mapping[str, object],
+                  lineno: int) -> Entry | InputError:
+    where = f"line {lineno}"
+    strings = {k: v for k, v in fields.items() if isinstance(v, str)}
+    try:
+        citation = bibtex_citation(kind, strings)
+    except LatexError as exc:
+        return InputError(where, f"BibTeX fields: {exc}", excerpt(_dump(value)))
+    text = render(citation)
+    item_id = given_id(value, "id") or given_id(value, "bibtex_key") or given_id(value, "ID")
+    return Entry(item_id or citation_id(lineno, text), text, where, citation)
+
+
+def _dump(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()

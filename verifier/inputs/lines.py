@@ -1,0 +1,72 @@
+"""Reading a binary stream line by line in bounded memory, or whole up to a limit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from ..errors import ConfigError, InputError
+from .items import MAX_LINE_CHARS, excerpt
+
+MAX_LINE_BYTES = 4 * MAX_LINE_CHARS
+"""A line of more bytes has more than MAX_LINE_CHARS characters whatever they are (UTF-8
+uses at most 4 bytes per character), so it can be rejected unread."""
+
+MAX_WHOLE_BYTES = 200 * 1024 * 1024
+"""Largest input of a format that is read whole (BibTeX, CSL-JSON)."""
+
+_CHUNK = 1 << 16
+_BOM = b"\xef\xbb\xbf"
+
+
+def bounded_lines(stream: BinaryIO, max_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes | None]:
+    """Lines of ``stream`` as bytes (newline included; a byte-order mark at the start
+    removed), or None for a line longer than ``max_bytes``, whose rest is skipped without
+    being kept in memory."""
+    first = True
+    while True:
+        line = stream.readline(max_bytes + 1)
+        if first:
+            line, first = line.removeprefix(_BOM), False
+        if not line:
+            return
+        if line.endswith(b"\n") or len(line) <= max_bytes:
+            yield line
+            continue
+        while not line.endswith(b"\n"):
+            line = stream.readline(_CHUNK)
+            if not line:
+                break
+        yield None
+
+
+def decode_line(where: str, raw: bytes) -> str | InputError:
+    """``raw`` as UTF-8 text, or an error naming ``where`` and the first bad byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start : exc.start + 1].hex()
+        return InputError(
+            where,
+            f"not valid UTF-8 (byte 0x{bad} at byte offset {exc.start})",
+            excerpt(raw.decode("utf-8", "replace")),
+        )
+
+
+def too_long(where: str, max_bytes: int = MAX_LINE_BYTES) -> InputError:
+    limit = f"{MAX_LINE_CHARS:,} characters" if max_bytes == MAX_LINE_BYTES else \
+        f"{max_bytes:,} bytes"
+    return InputError(where, f"longer than {limit}")
+
+
+def read_whole(stream: BinaryIO, what: str) -> bytes:
+    """All of ``stream`` (a byte-order mark removed). A format that must be read whole
+    refuses more than :data:`MAX_WHOLE_BYTES` with a ``ConfigError``: that is a usage
+    problem (split the file, or convert it to a streamed format), not a bad item."""
+    limit = MAX_WHOLE_BYTES
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(
+            f"{what} input is larger than {limit / (1024 * 1024):g} MB, the most read at "
+            "once; split it into smaller files")
+    return data.removeprefix(_BOM)
