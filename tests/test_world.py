@@ -17,10 +17,12 @@ from urllib.parse import quote
 import aiohttp
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from recorded import load_sample
 from yarl import URL
 
-from verifier.world import Corpus, CorpusError, WorldHandle, serve_world
+from verifier.world import SERVICES, Corpus, CorpusError, WorldHandle, serve_world
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_CORPUS = ROOT / "fixtures" / "demo" / "corpus.jsonl"
@@ -84,9 +86,11 @@ class Client:
 
 
 @asynccontextmanager
-async def world_client(corpus: Corpus | Path = CORPUS) -> AsyncIterator[Client]:
+async def world_client(corpus: Corpus | Path = CORPUS, **options: Any) -> AsyncIterator[Client]:
     # No async fixture: the server and session live inside each test's own task.
-    async with serve_world(corpus) as world, aiohttp.ClientSession() as session:
+    # Protocol tests send as fast as they can: limits are tested in test_world_limits.py.
+    options.setdefault("enforce_limits", False)
+    async with serve_world(corpus, **options) as world, aiohttp.ClientSession() as session:
         yield Client(world, session)
 
 
@@ -180,6 +184,144 @@ def test_search_ranks_exact_title_first_and_only_unknown_words_miss() -> None:
         "cats"]
 
 
+# Words for a synthetic corpus: a few everyday ones every title shares, many rare ones.
+_COMMON = ["the", "of", "and", "in", "for", "a", "on", "learning", "analysis", "model"]
+_RARE = [f"{a}{b}" for a in ("zor", "quel", "mib", "tav", "kren", "sop", "dul", "vex")
+         for b in ("ane", "ith", "oru", "eps", "ald", "imo", "uth", "ery", "ond")]
+
+
+def synthetic_corpus(count: int = 300) -> Corpus:
+    """``count`` works with titles mixing everyday and rare words (deterministic)."""
+    import random
+
+    rng = random.Random(11)
+    lines = []
+    for i in range(count):
+        words = rng.sample(_COMMON, 3) + rng.sample(_RARE, rng.randint(1, 4))
+        rng.shuffle(words)
+        authors = [{"family": rng.choice(_RARE).title() + "sen", "given": "A."}
+                   for _ in range(rng.choice((1, 2, 3, 60)))]
+        lines.append(json.dumps({
+            "id": f"w{i}", "type": "article", "title": " ".join(words).capitalize(),
+            "authors": authors, "year": 1990 + i % 30, "container": "Journal of Tests",
+            "doi": f"10.5555/w{i}", "sources": {"crossref": {}}}))
+    return Corpus.from_lines(lines)
+
+
+def test_search_finds_every_record_first_by_its_own_title() -> None:
+    from verifier.world import Clause
+
+    view = synthetic_corpus().source("crossref")
+    title, bibliographic = frozenset({"title"}), frozenset({"title", "author", "year",
+                                                          "container"})
+    for record in view.records:
+        hits = view.search([Clause(title, record.title)])
+        # Another record may hold the very same words: then either may come first.
+        assert set(tokens_of(hits[0].record.title)) == set(tokens_of(record.title)), record
+        citation = f"{record.authors[0].display} ({record.year}). {record.title}. Journal."
+        assert view.search([Clause(bibliographic, citation)])[0].record == record
+
+
+def tokens_of(text: str) -> list[str]:
+    from verifier.world.corpus import tokens
+
+    return tokens(text)
+
+
+def test_search_length_norm_is_per_field() -> None:
+    from verifier.world import Clause
+
+    many = [{"family": f"Author{i}"} for i in range(80)]
+    corpus = Corpus.from_lines([json.dumps(line) for line in [
+        {"id": "short", "type": "article", "title": "Graph networks",
+         "authors": [{"family": "Lee"}], "doi": "10.5555/a", "sources": {"crossref": {}}},
+        {"id": "long", "type": "article", "title": "Graph networks for molecules",
+         "authors": many, "doi": "10.5555/b", "sources": {"crossref": {}}},
+        {"id": "other", "type": "article", "title": "Molecules of life",
+         "authors": [{"family": "Poe"}], "doi": "10.5555/c", "sources": {"crossref": {}}},
+    ]])
+    view = corpus.source("crossref")
+    title = frozenset({"title"})
+    # Eighty authors do not sink a title match: bm25 normalises each field on its own.
+    assert view.search([Clause(title, "Graph networks for molecules")])[0].record.work.id == "long"
+    assert view.search([Clause(title, "Graph networks")])[0].record.work.id == "short"
+    # Words are stemmed: "molecule" finds "molecules".
+    assert {h.record.work.id for h in view.search([Clause(title, "molecule")])} == {
+        "long", "other"}
+
+
+def test_search_real_words_always_find_something_but_gibberish_nothing() -> None:
+    from verifier.world import Clause
+
+    view = Corpus.load(DEMO_CORPUS).source("crossref")
+    fabricated = "Quantum annealing approaches to protein folding kinetics"
+    hits = view.search([Clause(frozenset({"title"}), fabricated)])
+    assert hits and all(h.record.title.casefold() != fabricated.casefold() for h in hits)
+    assert view.search([Clause(frozenset({"title"}), "askldjrq3rjaw938h zqxvwpt")]) == []
+    assert view.search([Clause(frozenset({"title"}), "!!! ... ???")]) == []
+
+
+@pytest.mark.parametrize("match", ["any", "all", "phrase"])
+def test_search_text_is_never_read_as_fts5_syntax(match: str) -> None:
+    from verifier.world import Clause
+
+    view = CORPUS.source("crossref")
+    nasty = ['"', '""', "deep\" learning", "deep AND", "OR", "NOT deep", "deep NEAR(learning)",
+             "NEAR(deep learning, 2)", "title:deep", "{title}: deep", "deep*", "*", "^deep",
+             "(deep", "deep)", "deep -learning", "deep + learning", "'", "-", ":", "",
+             "   ", "d\u00e9ep l\u00e9arning", "\u6df1\u5ea6\u5b66\u4e60", "deep\x00learning",
+             "a" * 5000]
+    fields = frozenset({"title", "author"})
+    for text in nasty:
+        hits = view.search([Clause(fields, text, match), Clause(frozenset({"year"}), "2015 x")])
+        assert isinstance(hits, list), text
+    # Operators are words like any other: "AND" matches the "and" of a title.
+    found = {h.record.work.id for h in view.search([Clause(fields, "deep AND", match)])}
+    assert found == ({"deep", "cats", "retracted"} if match == "any" else set())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(), match=st.sampled_from(["any", "all", "phrase"]))
+def test_search_never_fails_on_any_text(text: str, match: str) -> None:
+    from verifier.world import Clause
+
+    hits = CORPUS.source("openalex").search([Clause(frozenset({"title", "author"}), text, match)])
+    assert all(h.score > 0 for h in hits)
+
+
+def test_search_match_modes_phrase_all_and_any() -> None:
+    from verifier.world import Clause
+
+    view = CORPUS.source("openalex")
+    title, both = frozenset({"title"}), frozenset({"title", "author"})
+
+    def ids(*clauses: Clause) -> list[str]:
+        return [h.record.work.id for h in view.search(list(clauses))]
+
+    assert ids(Clause(title, "deep learning", "phrase")) == ["deep", "cats"]
+    assert ids(Clause(title, "learning deep", "phrase")) == []
+    assert ids(Clause(title, "deep cats", "all")) == ["cats"]
+    assert ids(Clause(title, "deep cats zebra", "all")) == []
+    assert ids(Clause(title, "deep cats zebra")) == ["cats", "deep"]
+    # "all" across fields: each word in one of them, not necessarily the same.
+    assert ids(Clause(both, "deep ng", "all")) == ["deep"]
+    assert ids(Clause(title, "deep ng", "all")) == []
+    # Clauses are AND-ed.
+    assert ids(Clause(title, "deep"), Clause(frozenset({"author"}), "smith")) == ["cats"]
+    with pytest.raises(ValueError, match="unknown match 'most'"):
+        Clause(title, "x", "most")
+
+
+@pytest.mark.asyncio
+async def test_asearch_is_search_off_the_event_loop() -> None:
+    from verifier.world import Clause
+
+    view = CORPUS.source("crossref")
+    clauses = [Clause(frozenset({"title", "author"}), "deep learning smith")]
+    assert await view.asearch(clauses, lambda r: r.year != 2015) == view.search(
+        clauses, lambda r: r.year != 2015)
+
+
 def test_demo_fixtures_are_consistent() -> None:
     corpus = Corpus.load(DEMO_CORPUS)
     assert len(corpus) == 52
@@ -206,8 +348,8 @@ async def test_serve_world_binds_loopback_on_a_free_port_and_logs_requests() -> 
         world = client.world
         assert world.port > 0
         assert world.url == f"http://127.0.0.1:{world.port}"
-        assert world.base_urls == {"crossref": f"{world.url}/crossref",
-                                   "openalex": f"{world.url}/openalex"}
+        assert world.base_urls == {name: f"{world.url}/{name}" for name in SERVICES}
+        assert {"crossref", "openalex"} <= set(world.base_urls)
         await client.get("crossref", "/works/10.1038/nature14539")
         await client.get("crossref", "/works", {"query": "deep learning", "rows": "2"})
         await client.get("openalex", "/works/doi:10.1038/nope")
@@ -223,10 +365,63 @@ async def test_serve_world_binds_loopback_on_a_free_port_and_logs_requests() -> 
             (None, None, "/elsewhere", 404),
         ]
         assert log[1].query == "query=deep learning&rows=2"
+        assert [(r.pool, r.request_class) for r in log] == [
+            ("public", "single"), ("public", "list"), ("keyless", "all"), ("keyless", "all"),
+            (None, None)]
+        assert all(r.fault is None and r.throttled is None for r in log)
         assert all(r.method == "GET" and r.time <= r.finished for r in log)
         assert [r.time for r in log] == sorted(r.time for r in log)
         assert [r.path for r in world.requests_for("openalex")] == [
             "/works/doi:10.1038/nope", "/nowhere"]
+
+
+@pytest.mark.asyncio
+async def test_serve_world_serves_only_the_services_asked_for() -> None:
+    async with world_client(services=["crossref"]) as client:
+        assert list(client.world.base_urls) == ["crossref"]
+        async with client.session.get(client.world.url + "/openalex/works/W42") as response:
+            assert response.status == 404
+        assert [(r.source, r.status) for r in client.world.requests] == [(None, 404)]
+
+
+def test_world_command_serves_until_terminated_and_summarizes(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    script = tmp_path / "storm.json"
+    script.write_text(json.dumps({"windows": [
+        {"source": "crossref", "from_request": 2, "count": 1, "fault": "503"}]}))
+    command = [sys.executable, "-m", "verifier.world.server", "--corpus", str(DEMO_CORPUS),
+               "--time-scale", "10", "--scenario", str(script)]
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        assert process.stdout is not None
+        banner = [process.stdout.readline() for _ in range(len(SERVICES) + 1)]
+        urls = dict(line.split() for line in banner[:-1])
+        assert "limits time scale 10; scenario" in banner[-1]
+        statuses = []
+        for _ in range(2):
+            try:
+                with urllib.request.urlopen(urls["crossref"] + "/works/10.1038/nature14539",
+                                            timeout=10) as response:
+                    statuses.append(response.status)
+            except urllib.error.HTTPError as exc:
+                statuses.append(exc.code)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=10)
+    assert statuses == [200, 503]
+    assert process.returncode == 0, err
+    assert "crossref              2 requests: 1 × 200, 1 × 503 (503)" in out
+
+
+def test_world_command_reports_a_bad_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    from verifier.world.server import main
+
+    assert main(["--corpus", "/nonexistent/corpus.jsonl"], prog="verifier world serve") == 2
+    assert capsys.readouterr().err.startswith("verifier world serve: [Errno 2]")
 
 
 # ----------------------------------------------------------------------------- crossref

@@ -102,8 +102,11 @@ class PlanRun:
         self._states: dict[str, _SourceState] = {}
         self._needed = 1
 
-    async def run(self, plan: SourcePlan, *, needed: int) -> None:
-        """Run ``plan`` until ``needed`` independent sources match or the plan is done."""
+    async def run(self, plan: SourcePlan, *, needed: int, width: int | None = None) -> None:
+        """Run ``plan`` until ``needed`` independent sources match or the plan is done.
+
+        At most ``width`` steps are in flight; by default only as many as matches are
+        still needed (the cheapest schedule that still answers as soon as possible)."""
         self._needed = needed
         for name in plan.not_applicable:
             self._state(name).outcomes.append(
@@ -115,8 +118,8 @@ class PlanRun:
         running: dict[asyncio.Task[_StepOutcome], PlanStep] = {}
         try:
             while queue or running:
-                width = max(1, needed - self.witnesses())
-                while queue and len(running) < width:
+                in_flight = width or max(1, needed - self.witnesses())
+                while queue and len(running) < in_flight:
                     step = queue.pop(0)
                     if self._state(step.source).matched:
                         continue  # its lookup already found the work: no search

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .commands import add_commands
 from .errors import ConfigError, InputError
 from .inputs import AUTO, READERS, STDIN, InputItem, count_citations, read_citations
 from .models import INPUT_ERROR_FLAG, CitationInput, Report, Status
@@ -89,6 +90,13 @@ DEMO_MAILTO = "demo@example.org"
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["world", "serve"]:
+        # The world server owns its options; argparse cannot hand a sub-command's options
+        # through untouched.
+        from .world.server import main as world_main
+
+        return world_main(argv[2:], prog="verifier world serve")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -143,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check fixtures/demo/refs.txt against the offline stand-in services.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.set_defaults(handler=run_demo)
+    add_commands(commands, common)
     return parser
 
 
@@ -161,7 +170,7 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                        help=f"citations checked at once (1..{MAX_CONCURRENCY}, default 16)")
     check.add_argument("--sources", type=_sources, metavar="LIST",
                        help=f"comma-separated sources to ask ({','.join(SOURCE_NAMES)}); "
-                            "default: crossref,openalex")
+                            "default: all eight")
     cache = check.add_mutually_exclusive_group()
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     cache.add_argument("--refresh", action="store_true",

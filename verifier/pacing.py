@@ -100,7 +100,7 @@ class SourceGate:
         """Hold a send slot for one request of ``request_class``; raises a SourceError
         (``CircuitOpen``, ``DeadlineExceeded``, ``BudgetSpent``) instead of waiting past
         ``deadline`` or spending past the daily budget."""
-        name = request_class if request_class in self._limiters else next(iter(self._limiters))
+        name = self.class_of(request_class)
         self._charge(cost)
         await self._wait_for_pause(deadline)
         try:
@@ -206,6 +206,10 @@ class SourceGate:
                 self._class_limits[name].lower_to(hint.concurrency)
         if hint.remaining is not None and hint.remaining <= 0 and hint.reset_s:
             self.pause(hint.reset_s)
+
+    def class_of(self, request_class: str) -> str:
+        """The policy class a request of ``request_class`` is paced under."""
+        return request_class if request_class in self._limiters else next(iter(self._limiters))
 
     def rate_of(self, request_class: str) -> RateClass:
         return self._rates.get(request_class) or next(iter(self._rates.values()))

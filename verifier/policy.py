@@ -86,6 +86,8 @@ class SourcePolicy:
         return replace(
             self,
             classes=classes,
+            request_timeout_s=self.request_timeout_s / factor,
+            source_budget_s=self.source_budget_s / factor,
             backoff_base_s=self.backoff_base_s / factor,
             backoff_cap_s=self.backoff_cap_s / factor,
             default_pause_s=self.default_pause_s / factor,

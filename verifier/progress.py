@@ -258,6 +258,9 @@ def summary_lines(counts: Tally, stats: RunStats, elapsed: float, output_path: P
     for s in sources:
         lines.append(f"  {s.name:<16}{s.requests:>6} sent, {s.cache_hits} cache hits, "
                      f"{s.throttled} throttled, {s.retries} retries, {s.failures} failed")
+    if stats.notices:
+        lines.append("Notices:")
+        lines.extend(f"  {notice}" for notice in stats.notices)
     where = str(output_path) if output_path is not None else "stdout"
     lines.append(f"Results: {where}")
     if interrupted and output_path is not None:

@@ -215,7 +215,10 @@ class SourceClient:
             remaining = deadline - self._loop.time()
             if remaining <= 0:
                 raise DeadlineExceeded(f"{self.name}: deadline reached before sending")
-            self.gate.stats.requests += 1
+            stats = self.gate.stats
+            stats.requests += 1
+            paced_as = self.gate.class_of(request.request_class)
+            stats.by_class[paced_as] = stats.by_class.get(paced_as, 0) + 1
             timeout = min(self.gate.policy.request_timeout_s, remaining)
             try:
                 async with asyncio.timeout(timeout):

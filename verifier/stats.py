@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 class SourceStats:
     requests: int = 0
     """Requests sent to the network (every attempt counts)."""
+    by_class: dict[str, int] = field(default_factory=dict)
+    """The same requests by the rate class they were paced under."""
     cache_hits: int = 0
     throttled: int = 0
     """Answers that said "too many requests" (429 or the service's equivalent)."""

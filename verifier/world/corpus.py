@@ -5,7 +5,8 @@ A corpus is a JSON Lines file, one work per line (the format is documented in
 the per-source object holds *rendering options* that make that source show the work the
 way real services do (lower-cased title, dropped subtitle, initials only, a truncated
 author list, a year off by one, no DOI). :class:`SourceView` is one source's view of the
-corpus: its rendered records, a case-insensitive DOI index and a small relevance search.
+corpus: its rendered records, a case-insensitive DOI index and relevance search (SQLite
+FTS5 ranked by bm25, :mod:`~verifier.world.search`).
 
 Forward compatibility: unknown top-level keys of a work and unknown rendering options are
 kept (``Work.extra``, ``Rendering.extra``) rather than rejected, and any source name is
@@ -14,16 +15,18 @@ accepted in ``"sources"``, so a corpus written for a later world still loads her
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
+
+from .search import FIELD_WEIGHTS, MATCH_MODES, Query, SearchIndex
 
 WORK_TYPES: frozenset[str] = frozenset(
     {"article", "book", "chapter", "proceedings", "thesis", "report", "web", "preprint", "other"}
@@ -31,9 +34,9 @@ WORK_TYPES: frozenset[str] = frozenset(
 TITLE_CASES: frozenset[str] = frozenset({"lower", "upper", "title", "sentence"})
 DOI_REQUIRED_SOURCES: frozenset[str] = frozenset({"crossref"})
 """Sources that only hold works with a DOI (every Crossref record is a DOI)."""
-SEARCH_FIELDS: frozenset[str] = frozenset(
-    {"title", "author", "editor", "year", "container", "publisher"}
-)
+SEARCH_FIELDS: frozenset[str] = frozenset(FIELD_WEIGHTS)
+"""Fields a :class:`Clause` can search: title (with subtitle), author, editor, year,
+container, publisher."""
 
 _KNOWN_WORK_KEYS = frozenset(
     {
@@ -183,25 +186,36 @@ class RenderedWork:
         return f"{self.title}: {self.subtitle}" if self.subtitle else self.title
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
+    """One search result: the record and its relevance (higher is better)."""
+
     record: RenderedWork
     score: float
 
 
 @dataclass(frozen=True, slots=True)
 class Clause:
-    """One part of a query: ``text`` is matched against the union of ``fields``
-    (a subset of :data:`SEARCH_FIELDS`). Tokens within a clause are OR-ed."""
+    """One part of a query: ``text`` is matched against the union of ``fields`` (a subset
+    of :data:`SEARCH_FIELDS`). ``match`` says how its words match:
+
+    - ``"any"`` (default): any word (OR-of-terms, how engines read free text);
+    - ``"all"``: every word, each in one of the fields (a default-AND query syntax);
+    - ``"phrase"``: the words in order, adjacent, within one field (``ti:"..."``).
+
+    A clause whose text has no word (only punctuation) matches nothing.
+    """
 
     fields: frozenset[str]
     text: str
+    match: str = "any"
 
     def __post_init__(self) -> None:
         unknown = self.fields - SEARCH_FIELDS
         if unknown or not self.fields:
             raise ValueError(f"unknown search fields {sorted(unknown)} (known: "
                              f"{sorted(SEARCH_FIELDS)})")
+        if self.match not in MATCH_MODES:
+            raise ValueError(f"unknown match {self.match!r} (known: {sorted(MATCH_MODES)})")
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -278,26 +292,20 @@ def derived_id(source: str, work_id: str) -> str:
 class SourceView:
     """One source's view of the corpus: its records, DOI and id lookups, and search.
 
-    Search ranks by token overlap weighted by inverse document frequency, times a
-    coverage factor that prefers records whose searched text the query covers (so the
-    exact title outranks a longer title containing it). A query with any token the
-    records hold returns hits, like the real engines; only unknown words return none.
+    Search is :class:`~verifier.world.search.SearchIndex` over the rendered records
+    (title with subtitle as the source shows it, authors, editors, year, container,
+    publisher), built once when the view is made: clauses are AND-ed, each ranked by
+    bm25 with per-field weights. See :mod:`verifier.world.search` for what matches.
     """
 
-    __slots__ = ("_by_doi", "_by_id", "_fields", "_idf", "name", "records")
+    __slots__ = ("_by_doi", "_by_id", "_index", "name", "records")
 
     def __init__(self, name: str, records: Iterable[RenderedWork]) -> None:
         self.name = name
         self.records: tuple[RenderedWork, ...] = tuple(records)
         self._by_doi = {r.doi.lower(): r for r in self.records if r.doi}
         self._by_id = {r.source_id.lower(): r for r in self.records}
-        self._fields = [_field_tokens(r) for r in self.records]
-        df: dict[str, int] = {}
-        for fields in self._fields:
-            for tok in frozenset[str]().union(*fields.values()):
-                df[tok] = df.get(tok, 0) + 1
-        n = len(self.records)
-        self._idf = {tok: math.log(1.0 + n / count) for tok, count in df.items()}
+        self._index = SearchIndex(_document(r) for r in self.records) if self.records else None
 
     def __repr__(self) -> str:
         return f"SourceView({self.name!r}, {len(self.records)} records)"
@@ -317,52 +325,53 @@ class SourceView:
         clauses: Sequence[Clause],
         where: Callable[[RenderedWork], bool] | None = None,
     ) -> list[Hit]:
-        """Every record matching all ``clauses`` (and ``where``), best first.
+        """Every record matching all ``clauses`` (and ``where``), best first; scores are
+        positive, higher is better, comparable only within one result list.
 
         With no clauses every record passing ``where`` is returned, score 0, in corpus
         order. Ties are broken by corpus order, so results are deterministic.
         """
-        hits: list[tuple[float, int, RenderedWork]] = []
-        for index, (record, fields) in enumerate(zip(self.records, self._fields, strict=True)):
-            if where is not None and not where(record):
-                continue
-            total = 0.0
-            for clause in clauses:
-                score = self._clause_score(clause, fields)
-                if score <= 0.0:
-                    break  # clauses are AND-ed, as Crossref field queries and OpenAlex filters
-                total += score
-            else:
-                hits.append((total, index, record))
-        hits.sort(key=lambda h: (-h[0], h[1]))
-        return [Hit(record, score) for score, _, record in hits]
+        if not clauses:
+            return [Hit(r, 0.0) for r in self.records if where is None or where(r)]
+        if self._index is None:
+            return []
+        ranked = self._index.search([_query(c) for c in clauses])
+        hits = (Hit(self.records[i], score) for i, score in ranked)
+        return [h for h in hits if where(h.record)] if where is not None else list(hits)
 
-    def _clause_score(self, clause: Clause, fields: Mapping[str, frozenset[str]]) -> float:
-        doc = frozenset[str]().union(*(fields[f] for f in clause.fields))
-        matched = set(tokens(clause.text)) & doc
-        if not matched:
-            return 0.0
-        q_weight = sum(self._idf[t] for t in matched)
-        d_weight = sum(self._idf[t] for t in doc)
-        return q_weight * (0.5 + 0.5 * q_weight / d_weight)
+    async def asearch(
+        self,
+        clauses: Sequence[Clause],
+        where: Callable[[RenderedWork], bool] | None = None,
+    ) -> list[Hit]:
+        """:meth:`search` in a worker thread, so a large search does not stall the event
+        loop (and with it every other service's clock: rate limits are timed on arrival)."""
+        return await asyncio.to_thread(self.search, clauses, where)
 
 
-def _person_tokens(people: Iterable[Person]) -> frozenset[str]:
-    out: set[str] = set()
-    for p in people:
-        out.update(tokens(" ".join(x for x in (p.given, p.family, p.literal) if x)))
-    return frozenset(out)
+def _query(clause: Clause) -> Query:
+    words = tokens(clause.text)
+    # A repeated word adds nothing to OR/AND matching, but a phrase needs every word.
+    unique = words if clause.match == "phrase" else list(dict.fromkeys(words))
+    return Query(clause.fields, tuple(unique), clause.match)
 
 
-def _field_tokens(record: RenderedWork) -> dict[str, frozenset[str]]:
+def _people_text(people: Iterable[Person]) -> str:
+    return " ".join(" ".join(tokens(" ".join(x for x in (p.given, p.family, p.literal) if x)))
+                    for p in people)
+
+
+def _document(record: RenderedWork) -> dict[str, str]:
+    """A record's searchable text per field, as the source shows it, pre-tokenised so
+    index and queries split words the same way."""
     work = record.work
     return {
-        "title": frozenset(tokens(record.full_title)),
-        "author": _person_tokens(record.authors),
-        "editor": _person_tokens(work.editors),
-        "year": frozenset([str(record.year)] if record.year is not None else []),
-        "container": frozenset(tokens(work.container or "")),
-        "publisher": frozenset(tokens(work.publisher or "")),
+        "title": " ".join(tokens(record.full_title)),
+        "author": _people_text(record.authors),
+        "editor": _people_text(work.editors),
+        "year": str(record.year) if record.year is not None else "",
+        "container": " ".join(tokens(work.container or "")),
+        "publisher": " ".join(tokens(work.publisher or "")),
     }
 
 

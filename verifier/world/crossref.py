@@ -13,6 +13,11 @@ collected and returned together as a 400 ``validation-failure`` with Crossref's 
 messages. Every response carries the pool headers of the caller's identification:
 ``Crossref-Plus-API-Token`` header → plus, ``mailto`` parameter or ``mailto:`` in the
 User-Agent → polite, else public.
+
+:data:`SERVICE` gives the world the published limits of each pool (from 1 Dec 2025):
+a single record (``/works/{doi}``, ``/agency``) and a list (``/works?...``) are separate
+classes — public 5/s and 1/s, one at a time; polite 10/s and 3/s, three at a time; plus
+150/s. Excess gets the load balancer's HTML 429 page, without Retry-After, as reported.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
+from .limits import clock_of
+from .service import Limit, ServiceSpec
 
 NAME = "crossref"
 
@@ -49,6 +56,15 @@ _COMMON_HEADERS: Mapping[str, str] = {
     "permissions-policy": "interest-cohort=()",
     "Server": "Jetty(9.4.40.v20210413)",
 }
+LIMITS: Mapping[str, Mapping[str, Limit]] = {
+    "public": {"single": Limit(5, concurrency=1), "list": Limit(1, concurrency=1)},
+    "polite": {"single": Limit(10, concurrency=3), "list": Limit(3, concurrency=3)},
+    "plus": {"single": Limit(150), "list": Limit(150)},  # no concurrency limit published
+}
+"""Published limits by pool and request class (Crossref blog, 5 Nov 2025)."""
+THROTTLED_BODY = (b"<html><body><h1>429 Too Many Requests</h1>\nYou have sent too many "
+                  b"requests in a given amount of time.\n</body></html>\n")
+"""The load balancer's 429 page, as quoted in rest-api-doc issues #159, #237, #562."""
 NOT_FOUND_BODY = "Resource not found."
 MAX_ROWS = 1000
 MAX_OFFSET = 10000
@@ -131,6 +147,23 @@ def identify_pool(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
     if query.get("mailto", "").strip() or "mailto:" in headers.get("User-Agent", "").lower():
         return "polite"
     return "public"
+
+
+def request_class(request: web.Request) -> str:
+    """``single`` for a record (``/works/{doi}`` and its ``/agency``), ``list`` for
+    ``/works?...`` (and anything else: unknown routes are answered like lists)."""
+    route = request.match_info.route
+    name = (route.name or "") if route is not None else ""
+    return "single" if name.removeprefix("v1.") in ("work", "agency") else "list"
+
+
+def throttled(retry_after: float | None) -> web.Response:
+    """Crossref's 429: the HTML load-balancer page, no Retry-After, connection closed.
+    ``retry_after`` is ignored: Crossref was never seen sending one."""
+    response = web.Response(status=429, body=THROTTLED_BODY,
+                            headers={"Content-Type": "text/html", "Cache-Control": "no-cache"})
+    response.force_close()
+    return response
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -448,7 +481,7 @@ class CrossrefService:
         terms = params.get("query")
         if terms is not None and terms.strip():
             clauses.insert(0, Clause(_ALL_FIELDS, terms))
-        hits = [] if impossible else self.view.search(clauses, where)
+        hits = [] if impossible else await self.view.asearch(clauses, where)
         if sort in ("published", "published-print", "published-online", "issued", "created"):
             hits.sort(key=lambda h: h.record.year or 0, reverse=order in (None, "desc", "-1"))
         elif order in ("asc", "1") and sort in ("score", "relevance"):
@@ -468,8 +501,8 @@ class CrossrefService:
                            "message-version": "1.0.0", "message": message})
 
     def _item(self, hit: Hit, select: list[str] | None, scored: bool) -> dict[str, Any]:
-        # Crossref scores are unbounded floats; without a query every item scores 1.
-        score = round(hit.score * 10, 6) if scored else 1.0
+        # Crossref scores are unbounded bm25 floats; without a query every item scores 1.
+        score = float(f"{hit.score:.8g}") if scored else 1.0
         item = work_json(hit.record, score=score)
         if select is not None:
             # Selected fields come back in the order they were asked for, as recorded.
@@ -537,9 +570,20 @@ async def _crossref_frame(request: web.Request, handler: Handler) -> web.StreamR
                                 content_type="text/plain")
     pool = identify_pool(request.headers, request.query)
     response.headers.update(_COMMON_HEADERS)
-    response.headers.update(POOL_HEADERS[pool])
+    response.headers.update(_advertised(POOL_HEADERS[pool], clock_of(request).time_scale))
     response.headers["x-api-pool"] = pool
     return response
+
+
+def _advertised(headers: Mapping[str, str], time_scale: float) -> dict[str, str]:
+    """The pool's rate headers as this world enforces them: a sped-up world advertises its
+    sped-up limit, so a client that obeys the headers keeps the world's pace."""
+    advertised = dict(headers)
+    if time_scale != 1.0:
+        for name in ("x-rate-limit-limit", "x-rate-limit"):
+            if name in advertised:
+                advertised[name] = f"{float(advertised[name]) * time_scale:g}"
+    return advertised
 
 
 def create_app(corpus: Corpus) -> web.Application:
@@ -553,3 +597,14 @@ def create_app(corpus: Corpus) -> web.Application:
                            name=f"{prefix}agency")
         app.router.add_get(f"{base}/works/{{doi:.+}}", service.work, name=f"{prefix}work")
     return app
+
+
+SERVICE = ServiceSpec(
+    name=NAME,
+    create_app=create_app,
+    pool_of=lambda request: identify_pool(request.headers, request.query),
+    request_class=request_class,
+    limits=LIMITS,
+    throttled=throttled,
+)
+"""Crossref's routes and rules of engagement, for the world server."""

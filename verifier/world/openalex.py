@@ -15,6 +15,19 @@ Parameter errors are 400 JSON ``{"error": ..., "message": ...}`` with the servic
 messages (``openalex-elastic-api``). Filter values are split on commas the way OpenAlex
 splits them: a comma followed by ``something:`` starts a new filter unless the value is
 in double quotes, so an unquoted title with a comma and a colon is a 400.
+
+Rules of engagement (:data:`SERVICE`), after OpenAlex's 2026 gateway:
+
+- 100 requests per second for everyone, no concurrency limit; excess gets a JSON 429
+  with Retry-After ("Rate limit exceeded: 100 requests per second. Please slow down.");
+- a daily credit budget per identity: keyless callers share 1,000 credits, each API key
+  (``api_key=`` or ``Authorization: Bearer``; the world accepts any key) has 10,000. A
+  singleton costs 0 credits, a list or filter 1, a search (``search=``, ``search.*``,
+  or a ``*.search`` filter) 10; 1 credit = $0.0001. Charged before the request is
+  served, whatever its outcome. Every response carries ``X-RateLimit-Limit``,
+  ``-Remaining``, ``-Credits-Used``, ``-Reset`` (seconds until the world day ends) and
+  the USD forms; a request the budget cannot cover gets a JSON 429 with the budget
+  fields and a Retry-After until the day ends.
 """
 
 from __future__ import annotations
@@ -32,6 +45,14 @@ from aiohttp import web
 
 from ..identifiers import strip_doi_prefix
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
+from .limits import (
+    THROTTLED,
+    DailyBudget,
+    clock_of,
+    retry_after_header,
+    whole_world_seconds,
+)
+from .service import Limit, ServiceSpec
 
 NAME = "openalex"
 
@@ -40,6 +61,15 @@ NOT_FOUND_HTML = (
     "<p>The requested URL was not found on the server. If you entered the URL manually "
     "please check your spelling and try again.</p>\n"
 )
+LIMITS: Mapping[str, Mapping[str, Limit]] = {
+    "keyless": {"all": Limit(100)},
+    "keyed": {"all": Limit(100)},
+}
+"""100 requests per second for everyone, one counter for every kind of request."""
+DAILY_CREDITS: Mapping[str, int] = {"keyless": 1_000, "keyed": 10_000}
+"""Daily credit allowance by pool (keyless callers share one)."""
+CREDIT_USD = 0.0001
+CREDITS_SINGLETON, CREDITS_LIST, CREDITS_SEARCH = 0, 1, 10
 DEFAULT_PER_PAGE = 25
 MAX_PER_PAGE = 100
 MAX_RESULTS = 10000
@@ -466,7 +496,8 @@ class OpenAlexService:
                 start = _decode_cursor(query.cursor)
         except QueryError as exc:
             return _json(400, {"error": exc.error, "message": exc.message})
-        hits = [] if query.impossible else self.view.search(query.clauses, query.where)
+        hits = [] if query.impossible else await self.view.asearch(query.clauses,
+                                                                   query.where)
         if query.sort:
             hits = _sorted(hits, query.sort)
         page = hits[start:start + query.per_page]
@@ -485,7 +516,7 @@ class OpenAlexService:
 
     def _result(self, hit: Hit, query: _Query) -> dict[str, Any]:
         # relevance_score is only present when the request searched.
-        relevance = round(hit.score * 100, 4) if query.searching else None
+        relevance = float(f"{hit.score * 100:.8g}") if query.searching else None
         item = work_json(hit.record, relevance=relevance)
         return _selected(item, query.select)
 
@@ -541,11 +572,122 @@ async def _openalex_frame(request: web.Request, handler: Handler) -> web.StreamR
     return response
 
 
+# ----------------------------------------------------------------------------- budget
+
+
+def api_key(request: web.Request) -> str | None:
+    """The caller's API key (``api_key`` parameter or ``Authorization: Bearer``)."""
+    scheme, _, token = request.headers.get("Authorization", "").strip().partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.query.get("api_key", "").strip() or None
+
+
+def pool_of(request: web.Request) -> str:
+    """``keyed`` with an API key (any key: the world does not check them), else
+    ``keyless``. ``mailto`` is ignored: the polite pool was retired in 2026."""
+    return "keyed" if api_key(request) else "keyless"
+
+
+def credit_cost(request: web.Request) -> int:
+    """Credits a request costs: singleton 0, list or filter 1, search 10."""
+    route = request.match_info.route
+    if route is not None and route.name == "work":
+        return CREDITS_SINGLETON
+    params = request.query
+    if "search" in params or any(name.startswith("search.") for name in params):
+        return CREDITS_SEARCH
+    if any(".search" in value for value in params.getall("filter", [])):
+        return CREDITS_SEARCH  # a .search filter bills as a search, whatever its syntax
+    return CREDITS_LIST
+
+
+def _usd(credits: float) -> str:
+    return f"{round(credits * CREDIT_USD, 4):g}"
+
+
+def _json_number(seconds: float) -> float | int:
+    return int(seconds) if seconds == int(seconds) else round(seconds, 3)
+
+
+def throttled(retry_after: float | None) -> web.Response:
+    """OpenAlex's 429 for more than 100 requests per second (JSON, with Retry-After)."""
+    body: dict[str, Any] = {
+        "error": "Rate limit exceeded",
+        "message": "Rate limit exceeded: 100 requests per second. Please slow down.",
+    }
+    headers = {"Content-Type": "application/json", "Access-Control-Allow-Origin": "*"}
+    if retry_after is not None:
+        body["retryAfter"] = _json_number(retry_after)
+        headers["Retry-After"] = retry_after_header(retry_after)
+    return web.Response(status=429, body=orjson.dumps(body), headers=headers)
+
+
+BUDGET = web.AppKey("openalex_budget", DailyBudget)
+
+
+@web.middleware
+async def _charge_credits(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The gateway's daily credit budget: charge first, then serve; headers on all."""
+    clock = clock_of(request)
+    pool = pool_of(request)
+    allowance = DAILY_CREDITS[pool]
+    cost = credit_cost(request)
+    charge = request.app[BUDGET].charge(clock, api_key(request) or "", allowance, cost)
+    reset = whole_world_seconds(clock, charge.reset_after)
+    remaining = int(charge.remaining)
+    headers = {
+        "X-RateLimit-Limit": str(allowance),
+        "X-RateLimit-Remaining": str(remaining),
+        "X-RateLimit-Onetime-Remaining": "0",
+        "X-RateLimit-Reset": retry_after_header(reset),
+        "X-RateLimit-Limit-USD": _usd(allowance),
+        "X-RateLimit-Remaining-USD": _usd(remaining),
+        "X-RateLimit-Prepaid-Remaining-USD": "0",
+    }
+    if not charge.accepted:
+        request[THROTTLED] = "budget"
+        body = {
+            "error": "Rate limit exceeded",
+            "message": f"Insufficient budget. This request costs ${_usd(cost)} but you only "
+                       f"have ${_usd(remaining)} remaining. Resets at midnight UTC. Need more? "
+                       "Add funds at https://openalex.org/pricing",
+            "retryAfter": _json_number(reset),
+            "costUsd": float(_usd(cost)),
+            "dailyRemainingUsd": float(_usd(remaining)),
+            "prepaidRemainingUsd": 0,
+            "creditsRequired": cost,
+            "creditsRemaining": remaining,
+            "onetimeCreditsRemaining": 0,
+        }
+        headers.update({"Content-Type": "application/json", "Retry-After": headers[
+            "X-RateLimit-Reset"], "X-RateLimit-Credits-Required": str(cost),
+            "X-RateLimit-Cost-Required-USD": _usd(cost), "Access-Control-Allow-Origin": "*"})
+        return web.Response(status=429, body=orjson.dumps(body), headers=headers)
+    response = await handler(request)
+    headers.update({"X-RateLimit-Credits-Used": str(cost), "X-RateLimit-Cost-USD": _usd(cost)})
+    response.headers.update(headers)
+    return response
+
+
 def create_app(corpus: Corpus) -> web.Application:
-    """The OpenAlex stand-in as an aiohttp application (mounted under a prefix)."""
+    """The OpenAlex stand-in as an aiohttp application (mounted under a prefix), with its
+    own daily credit budget (one per application: per world)."""
     service = OpenAlexService(corpus)
-    app = web.Application(middlewares=[_openalex_frame])
+    app = web.Application(middlewares=[_charge_credits, _openalex_frame])
+    app[BUDGET] = DailyBudget()
     # Route names are the endpoints the world's request log reports.
     app.router.add_get("/works", service.works, name="works")
     app.router.add_get("/works/{id:.+}", service.work, name="work")
     return app
+
+
+SERVICE = ServiceSpec(
+    name=NAME,
+    create_app=create_app,
+    pool_of=pool_of,
+    request_class=lambda request: "all",
+    limits=LIMITS,
+    throttled=throttled,
+)
+"""OpenAlex's routes and rules of engagement, for the world server."""
