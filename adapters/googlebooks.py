@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
 from verifier.identifiers import isbn_is_valid
 from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.transport import HttpRequest, HttpResponse
@@ -14,6 +15,8 @@ from verifier.transport import HttpRequest, HttpResponse
 from ._text import clean_text, json_body, json_object, split_person_name
 from .base import Identity, SourceAdapter
 
+_TERM = re.compile(r'\w+:"[^"]*"|\S+')
+"""One term of a Google Books query: a field with a quoted phrase, or a bare word."""
 _MAX_RESULTS = "5"
 _ISBN_QUERY = "isbn:"
 _ISBN_LABEL = re.compile(r"^\s*ISBN(?:-1[03])?:?", re.I)
@@ -75,6 +78,22 @@ class GoogleBooksAdapter(SourceAdapter):
             request_class="list",
             identity_params=_identity_params(identity),
         )
+
+    def follow_up(self, request: HttpRequest, response: HttpResponse) -> HttpRequest | None:
+        """A title-only search when ``intitle:`` with ``inauthor:`` found nothing: cited
+        author lists are often out of order or wrong (a real book cited with errors must
+        still be found)."""
+        query = dict(request.params).get("q", "")
+        if "inauthor:" not in query or query.startswith("isbn:"):
+            return None
+        try:
+            if self.parse(request, response):
+                return None
+        except SourceError:
+            return None
+        title_only = " ".join(t for t in _TERM.findall(query) if not t.startswith("inauthor:"))
+        params = tuple((k, title_only if k == "q" else v) for k, v in request.params)
+        return replace(request, params=params)
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
         if response.status != 200:

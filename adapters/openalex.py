@@ -31,8 +31,10 @@ _SEARCH_CREDITS = 10.0
 """A title.search filter is billed as a search: 10 credits (a plain list is 1)."""
 # A comma ends a filter value and "|" means OR, whatever the quoting; quotes would end
 # the quoted phrase and curly apostrophes have broken title search.
+# "?" and "*" are wildcards that OpenAlex refuses in a quoted search (HTTP 400).
 _FILTER_UNSAFE = str.maketrans(
-    {",": " ", "|": " ", '"': None, "“": None, "”": None, "„": None, "‘": None, "’": None}
+    {",": " ", "|": " ", "?": " ", "*": " ", '"': None, "“": None, "”": None, "„": None,
+     "‘": None, "’": None}
 )
 _TYPES = {
     "article": WorkType.ARTICLE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
 from verifier.identifiers import isbn_is_valid
 from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.transport import HttpRequest, HttpResponse
@@ -75,6 +75,21 @@ class OpenLibraryAdapter(SourceAdapter):
             params.append(("author", author))
         params += [("fields", _SEARCH_FIELDS), ("limit", _SEARCH_LIMIT)]
         return HttpRequest(path="/search.json", params=tuple(params), request_class="list")
+
+    def follow_up(self, request: HttpRequest, response: HttpResponse) -> HttpRequest | None:
+        """A title-only search when the search with the cited first author found nothing:
+        Open Library wants every name to match, and cited author lists are often out of
+        order or wrong (a real book cited with errors must still be found)."""
+        params = dict(request.params)
+        if request.path != "/search.json" or "author" not in params:
+            return None
+        try:
+            if self.parse(request, response):
+                return None
+        except SourceError:
+            return None
+        kept = tuple((k, v) for k, v in request.params if k != "author")
+        return HttpRequest(path=request.path, params=kept, request_class=request.request_class)
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
         if response.status == 404 and request.path.startswith("/isbn/"):

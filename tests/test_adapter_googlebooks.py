@@ -437,3 +437,16 @@ def test_subtitle_without_title_and_names_written_family_first() -> None:
         Author(family="van Beethoven", given="Ludwig"),
     )
     assert record.url == "https://books.google.de/books/about/X.html?id=v"
+
+
+def test_an_empty_author_search_is_followed_by_a_title_only_search() -> None:
+    citation = Citation(title="Regression methods in biostatistics: linear and logistic models",
+                        authors=(Author(family="Schulman", given="K."),))
+    request = ADAPTER.search_request(citation, Identity(api_key="k"))
+    assert request is not None and 'inauthor:"Schulman"' in dict(request.params)["q"]
+    empty = HttpResponse(200, b'{"kind": "books#volumes", "totalItems": 0}')
+    follow = ADAPTER.follow_up(request, empty)
+    assert follow is not None
+    assert dict(follow.params)["q"] == 'intitle:"Regression methods in biostatistics"'
+    assert follow.identity_params == request.identity_params
+    assert ADAPTER.follow_up(follow, empty) is None

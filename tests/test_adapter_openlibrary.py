@@ -438,3 +438,16 @@ def test_two_cited_isbns_of_one_edition_give_one_record() -> None:
     records = ADAPTER.parse(BOOKS_API, json_response(body))
     assert [r.source_id for r in records] == ["/books/OL26210208M"]
     assert records[0].identifiers.isbn == ("2070464237",)
+
+
+def test_an_empty_author_search_is_followed_by_a_title_only_search() -> None:
+    citation = Citation(title="In the wake of the crisis: Leading economists reassess policy",
+                        authors=(Author(family="Blanchard", given="O."),))
+    request = ADAPTER.search_request(citation, Identity())
+    assert request is not None and dict(request.params)["author"] == "Blanchard"
+    empty = HttpResponse(200, b'{"numFound": 0, "num_found": 0, "start": 0, "docs": []}')
+    follow = ADAPTER.follow_up(request, empty)
+    assert follow is not None
+    assert "author" not in dict(follow.params)
+    assert dict(follow.params)["title"] == dict(request.params)["title"]
+    assert ADAPTER.follow_up(follow, empty) is None  # only one retry, and only with an author

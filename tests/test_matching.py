@@ -350,3 +350,30 @@ def test_a_slip_does_not_pair_names_with_conflicting_initials() -> None:
     cited = [Author(family="Granoveter", given="J.")]
     found = [Author(family="Granovetter", given="Mark")]
     assert author_overlap(cited, found, et_al=False) == 0.0
+
+
+def test_a_catalogue_record_without_the_subtitle_matches_when_the_authors_agree() -> None:
+    cited = Citation(title="Settler Capitalism: The Dynamics of Dependent Development",
+                     authors=(Author(family="Denoon", given="D."),), year=1983)
+    same = WorkRecord(source="googlebooks", source_id="x", url="", title="Settler Capitalism",
+                      authors=(Author(family="Denoon", given="Donald"),), year=1983)
+    other = WorkRecord(source="googlebooks", source_id="y", url="", title="Settler Capitalism",
+                       authors=(Author(family="Smith", given="A."),), year=1983)
+    assert score_record(cited, same).is_match
+    assert not score_record(cited, other).is_match
+    # A record with a different subtitle is not a bare main title.
+    renamed = WorkRecord(source="googlebooks", source_id="z", url="",
+                         title="Settler Capitalism: A History",
+                         authors=(Author(family="Denoon", given="Donald"),), year=1983)
+    assert not score_record(cited, renamed).is_match
+
+
+def test_same_family_names_with_other_initials_on_the_same_title_is_the_same_work() -> None:
+    cited = Citation(title="Strategy: A History", authors=(Author(family="Freedman", given="D."),))
+    record = WorkRecord(source="openlibrary", source_id="x", url="", title="Strategy: A History",
+                        authors=(Author(family="Freedman", given="Lawrence"),))
+    assert score_record(cited, record).is_match
+    near = WorkRecord(source="openlibrary", source_id="y", url="",
+                      title="Strategy: A Short History",
+                      authors=(Author(family="Freedman", given="Lawrence"),))
+    assert not score_record(cited, near).authors_match  # only on an all-but-identical title

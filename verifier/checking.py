@@ -197,10 +197,8 @@ class PlanRun:
             return _StepOutcome(
                 SourceResult(SourceStatus.NOT_APPLICABLE, reason=f"no {step.kind.value} possible")
             )
-        loop = asyncio.get_running_loop()
-        budget = min(self._deadline, loop.time() + client.gate.policy.source_budget_s)
         try:
-            answer = await client.query(request, budget)
+            answer = await client.query(request, self._deadline)
         except SourceError as exc:
             if exc.status is SourceStatus.SKIPPED:
                 self._stats.notice(str(exc))

@@ -298,6 +298,13 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
     """
     title = title_similarity(citation.title, record.title)
     authors, authors_match = _authors_verdict(citation, record, title)
+    if not authors_match and title >= STANDALONE_TITLE:
+        authors, authors_match = _same_family_other_initials(citation, record, authors)
+    title_match = title >= TITLE_THRESHOLD
+    if not title_match and authors_match and _is_bare_main_title(citation.title, record.title):
+        # Catalogues often drop a subtitle (Open Library, Google Books). The bare main
+        # title stands for the work only when the authorship agrees as well.
+        title, title_match = max(title, TITLE_THRESHOLD), True
     year_delta = (
         record.year - citation.year
         if record.year is not None and citation.year is not None
@@ -307,9 +314,36 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
         title=title,
         authors=authors,
         year_delta=year_delta,
-        title_match=title >= TITLE_THRESHOLD,
+        title_match=title_match,
         authors_match=authors_match,
     )
+
+
+def _is_bare_main_title(cited: str, found: str) -> bool:
+    """The record's title is the cited main title alone (its subtitle dropped)."""
+    cited_main, cited_sub = split_title(cited)
+    found_main, found_sub = split_title(found)
+    if not cited_sub or found_sub:
+        return False
+    main, other = _comparable(cited_main), _comparable(found_main)
+    return bool(main) and main == other
+
+
+def _same_family_other_initials(
+    citation: Citation, record: WorkRecord, authors: float
+) -> tuple[float, bool]:
+    """On an all-but-identical title, the cited family names all found in the record
+    with other initials ("Freedman, D." for Lawrence Freedman) are the same authors cited
+    with wrong initials: a real work with an error, reported as a discrepancy."""
+    cited = [a for a in citation.authors if a.family]
+    if not cited or not record.authors:
+        return authors, False
+    bare = [Author(family=a.family) for a in cited]
+    found = [Author(family=a.family, literal=a.literal) for a in record.authors]
+    share, shared = _overlap(bare, found)
+    if shared >= 1 and share >= AUTHOR_THRESHOLD:
+        return share, True
+    return authors, False
 
 
 def best_candidate(

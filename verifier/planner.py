@@ -74,7 +74,9 @@ _BIOMEDICAL = re.compile(
     r"neuro\w*|genet\w*|genom\w*|biolog\w*|bioch\w*|immun\w*|infect\w*|vaccin\w*|"
     r"cardio\w*|pediatr\w*|paediatr\w*|obstet\w*|diabet\w*|obes\w*|nutrition\w*|"
     r"physiolog\w*|patholog\w*|virus\w*|viral|bacteri\w*|molecular|biomed\w*|"
-    r"dental|dentist\w*|veterinar\w*|public health|plos|nih|mmwr)\b",
+    r"dental|dentist\w*|veterinar\w*|public health|plos|nih|mmwr|"
+    # PubMed indexes psychology and behavioural science too.
+    r"psycholog\w*|behav\w*|cognit\w*|addict\w*|sleep|gerontol\w*|adolesc\w*)\b",
     re.I,
 )
 

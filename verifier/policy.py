@@ -55,7 +55,8 @@ class SourcePolicy:
     """In flight at once across all classes of the source."""
     request_timeout_s: float = 20.0
     source_budget_s: float = 60.0
-    """Most time one citation may spend on this source, retries included."""
+    """Most time one request's retries may take, counted from its first failure (the
+    time spent queueing for the source's rate limit before it does not count)."""
     max_attempts: int = 4
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 8.0

@@ -202,6 +202,10 @@ class SourceClient:
                 await self._store(key, response, positive=bool(records) or follow_up is not None)
                 return _Answer(records, follow_up, sent, False)
             self.gate.record_failure(failure)
+            if attempt == 1:
+                # Retries get the source's budget, counted from the first failure: the
+                # time spent queueing for our own rate limit before it does not count.
+                deadline = min(deadline, self._loop.time() + policy.source_budget_s)
             delay = self._backoff(attempt, failure)
             if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline:
                 stats.failures += 1

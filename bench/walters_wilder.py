@@ -1,0 +1,337 @@
+"""The Walters & Wilder benchmark: all 636 ChatGPT citations through the normal engine,
+against the offline world built from the W&W data (bench/ww_world.py, bench/WW_WORLD.md).
+
+    verifier bench walters-wilder [--time-scale X] [--json FILE] [--keyless]
+        [--baseline] [--independence distinct|lineage|both] [--scenario faults|FILE]
+        [--corpus FILE] [--citations FILE] [--data DIR] [--concurrency N]
+
+It prints the accuracy table per type (only ``verified`` counts as real; the column
+beside it also accepts ``unconfirmed``), the counts of each status, the run's wall time
+against its rate-limit lower bound, requests per citation and per source, and a cached
+re-run. ``--baseline`` adds the naive baseline (bench/naive.py) in the same process,
+``--independence both`` runs both independence rules, ``--scenario faults`` a fault run
+compared with the clean one. The engine runs as a user with a contact address and every
+key would (the world accepts any key); ``--keyless`` as an unidentified user.
+
+The labels decide which works exist in the world; the engine never reads them: it gets
+the citation text and the id only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import hashlib
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+from naive import NaiveVerifier
+from scoring import (
+    W_AND_W_TYPES,
+    Outcome,
+    lower_bound_s,
+    markdown_table,
+    status_changes,
+    status_counts,
+    table,
+)
+from ww_world import build_world, write_world
+
+from verifier.engine import Verifier
+from verifier.models import CitationInput, Report, Status
+from verifier.policy import PolicyTable
+from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from verifier.world.server import serve_world
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "walters_wilder_2023"
+SCENARIOS = REPO / "fixtures" / "world" / "scenarios"
+MAILTO = "bench@example.org"
+ANY_KEYS = {"crossref": "bench", "openalex": "bench", "pubmed": "bench",
+            "semanticscholar": "bench", "googlebooks": "bench"}
+
+
+@dataclass(frozen=True, slots=True)
+class Labelled:
+    id: str
+    text: str
+    type: str
+    fabricated: bool
+
+
+@dataclass(slots=True)
+class RunResult:
+    name: str
+    reports: dict[str, Report]
+    wall_s: float
+    requests_by_source: dict[str, int]
+    lower_bound_s: float
+    bound_by: str
+    world_requests: int
+    world_throttled: int
+
+    def statuses(self) -> dict[str, str]:
+        return {cid: str(r.status) for cid, r in self.reports.items()}
+
+
+def read_citations(path: Path) -> list[Labelled]:
+    """The labelled citations: a CSV or JSONL with id, citation_text, pub_type, fabricated."""
+    if not path.is_file():
+        sys.exit(f"citations file {path} not found (the W&W data lives in ../shared/data)")
+    rows: list[dict[str, Any]]
+    if path.suffix in (".jsonl", ".ndjson"):
+        rows = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+    else:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    out = []
+    for number, row in enumerate(rows, 1):
+        try:
+            kind = str(row["pub_type"]).strip().upper()
+            out.append(Labelled(str(row["id"]), str(row["citation_text"]),
+                                W_AND_W_TYPES.get(kind, "web_other"),
+                                str(row["fabricated"]).strip() in ("1", "true", "True")))
+        except KeyError as exc:
+            sys.exit(f"{path}: row {number} lacks column {exc}")
+    return out
+
+
+def world_corpus(args: argparse.Namespace, workdir: Path) -> Path:
+    if args.corpus:
+        return Path(args.corpus)
+    started = time.perf_counter()
+    lines = build_world(Path(args.data))
+    path = workdir / "ww_world.jsonl"
+    write_world(lines, path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    print(f"world: {len(lines):,} works generated in {time.perf_counter() - started:.1f}s "
+          f"(sha256 {digest})", file=sys.stderr)
+    return path
+
+
+def engine_settings(base_urls: dict[str, str], *, keyless: bool, time_scale: float,
+                    cache_dir: Path | None, independence: str) -> Settings:
+    return Settings(
+        mailto=None if keyless else MAILTO,
+        api_keys={} if keyless else dict(ANY_KEYS),
+        base_urls={**DEFAULT_BASE_URLS, **base_urls},
+        sources=SOURCE_NAMES,
+        cache_dir=cache_dir,
+        time_scale=time_scale,
+        independence=independence,
+        deadline_s=600.0 / time_scale + 60.0,
+    )
+
+
+async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, settings: Settings,
+                   *, time_scale: float, concurrency: int, scenario: Path | None = None,
+                   naive: bool = False) -> RunResult:
+    """One pass over the citations against a fresh world; requests counted both sides."""
+    items = [CitationInput(id=c.id, index=i, text=c.text) for i, c in enumerate(citations)]
+    async with serve_world(corpus, time_scale=time_scale, scenario=scenario) as world:
+        settings = replace(settings, base_urls={**settings.base_urls, **world.base_urls})
+        engine_class = NaiveVerifier if naive else Verifier
+        reports: dict[str, Report] = {}
+        started = time.perf_counter()
+        async with engine_class(settings) as verifier:
+            last = started
+            async for report in verifier.verify_many(items, concurrency=concurrency):
+                reports[report.id] = report
+                now = time.perf_counter()
+                if now - last > 10:
+                    last = now
+                    print(f"  {name}: {len(reports)}/{len(items)} in {now - started:.0f}s, "
+                          f"{verifier.stats.requests} requests", file=sys.stderr)
+            wall = time.perf_counter() - started
+            stats = verifier.stats
+        table_ = PolicyTable.for_settings(settings)
+        per_class = {(s, c): n for s, st in stats.sources.items() for c, n in st.by_class.items()}
+        rates = {(s, c): table_[s].rate_class(c).per_second for s, c in per_class}
+        bound, where = lower_bound_s(per_class, rates)
+        world_log = list(world.requests)
+    return RunResult(
+        name=name,
+        reports=reports,
+        wall_s=wall,
+        requests_by_source={s: st.requests for s, st in sorted(stats.sources.items())},
+        lower_bound_s=bound,
+        bound_by=where,
+        world_requests=len(world_log),
+        world_throttled=sum(1 for r in world_log if r.status == 429),
+    )
+
+
+def outcomes(citations: Sequence[Labelled], run: RunResult) -> list[Outcome]:
+    return [Outcome(c.id, c.type, c.fabricated, str(run.reports[c.id].status))
+            for c in citations]
+
+
+def summary(citations: Sequence[Labelled], run: RunResult, *, lenient: bool = False
+            ) -> dict[str, Any]:
+    scored = outcomes(citations, run)
+    n = len(citations)
+    return {
+        "table": table(scored, accept_unconfirmed=lenient),
+        "table_unconfirmed_as_real": table(scored, accept_unconfirmed=True),
+        "status_counts": status_counts(scored),
+        "wall_s": round(run.wall_s, 2),
+        "lower_bound_s": round(run.lower_bound_s, 2),
+        "lower_bound_set_by": run.bound_by,
+        "wall_over_bound": round(run.wall_s / run.lower_bound_s, 3) if run.lower_bound_s else None,
+        "requests_per_citation": round(sum(run.requests_by_source.values()) / n, 3),
+        "requests_by_source": run.requests_by_source,
+        "world_requests": run.world_requests,
+        "world_throttled": run.world_throttled,
+    }
+
+
+def print_run(title: str, citations: Sequence[Labelled], run: RunResult, *,
+              lenient: bool = False) -> None:
+    s = summary(citations, run, lenient=lenient)
+    print(f"\n## {title}\n")
+    print(markdown_table(s["table"], s["table_unconfirmed_as_real"]))
+    print(f"\nstatuses: {s['status_counts']}")
+    print(f"wall {s['wall_s']:.1f}s, lower bound {s['lower_bound_s']:.1f}s "
+          f"(set by {s['lower_bound_set_by']}), ratio {s['wall_over_bound']}; "
+          f"{s['requests_per_citation']} requests per citation; world saw "
+          f"{s['world_requests']} requests, {s['world_throttled']} answered 429")
+    print("requests by source: " + ", ".join(f"{k} {v}" for k, v in
+                                              s["requests_by_source"].items()))
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    citations = read_citations(Path(args.citations) if args.citations
+                               else Path(args.data) / "ww2023_citations.csv")
+    result: dict[str, Any] = {"citations": len(citations), "time_scale": args.time_scale,
+                              "keyless": args.keyless}
+    rules = ["distinct", "lineage"] if args.independence == "both" else [args.independence]
+    with tempfile.TemporaryDirectory(prefix="ww-bench-") as tmp:
+        work = Path(tmp)
+        corpus = world_corpus(args, work)
+        scale = args.time_scale
+        main_rule = rules[0]
+        cache = work / "cache-main"
+        settings = engine_settings({}, keyless=args.keyless, time_scale=scale,
+                                   cache_dir=cache, independence=main_rule)
+        print(f"main run: {len(citations)} citations, time scale {scale}, "
+              f"independence {main_rule}", file=sys.stderr)
+        main = await run_once("main", citations, corpus, settings, time_scale=scale,
+                              concurrency=args.concurrency)
+        print_run(f"Engine ({main_rule}, time scale {scale})", citations, main)
+        result.update(summary(citations, main))
+        result["independence"] = {main_rule: {
+            "accuracy": result["table"]["all"]["accuracy"],
+            "requests_per_citation": result["requests_per_citation"]}}
+        result["per_citation"] = [
+            {"id": c.id, "type": c.type, "fabricated": c.fabricated,
+             "status": str(main.reports[c.id].status),
+             "agreeing_sources": list(main.reports[c.id].agreeing_sources),
+             "flags": list(main.reports[c.id].flags),
+             "sources": {s: str(r.status) for s, r in main.reports[c.id].sources.items()},
+             "errors": {s: r.error for s, r in main.reports[c.id].sources.items() if r.error},
+             "requests": {s: r.requests for s, r in main.reports[c.id].sources.items()
+                          if r.requests}}
+            for c in citations
+        ]
+
+        cached = await run_once("cached", citations, corpus, settings, time_scale=scale,
+                                concurrency=args.concurrency)
+        same = sum(cached.reports[c.id].status == main.reports[c.id].status for c in citations)
+        result["cached_rerun"] = {"wall_s": round(cached.wall_s, 2),
+                                  "requests": sum(cached.requests_by_source.values()),
+                                  "same_status": same}
+        print(f"\ncached re-run: {cached.wall_s:.2f}s, "
+              f"{result['cached_rerun']['requests']} requests, "
+              f"{same}/{len(citations)} statuses unchanged")
+
+        for rule in rules[1:]:
+            other = await run_once(rule, citations, corpus,
+                                   replace(settings, independence=rule,
+                                           cache_dir=work / f"cache-{rule}"),
+                                   time_scale=scale, concurrency=args.concurrency)
+            print_run(f"Engine ({rule}, time scale {scale})", citations, other)
+            s = summary(citations, other)
+            result["independence"][rule] = {"accuracy": s["table"]["all"]["accuracy"],
+                                            "requests_per_citation": s["requests_per_citation"],
+                                            "table": s["table"], "status_counts":
+                                            s["status_counts"]}
+
+        if args.baseline:
+            base = await run_once("baseline", citations, corpus,
+                                  replace(settings, cache_dir=work / "cache-naive"),
+                                  time_scale=scale, concurrency=args.concurrency, naive=True)
+            print_run(f"Naive baseline (all sources at once, first match wins, time scale "
+                      f"{scale})", citations, base, lenient=True)
+            s = summary(citations, base, lenient=True)
+            result["baseline"] = {k: s[k] for k in ("wall_s", "lower_bound_s",
+                                                    "wall_over_bound", "requests_per_citation",
+                                                    "requests_by_source", "table")}
+
+        if args.scenario:
+            scenario = (SCENARIOS / f"{args.scenario}.json"
+                        if not args.scenario.endswith(".json") else Path(args.scenario))
+            faulty = await run_once("faults", citations, corpus,
+                                    replace(settings, cache_dir=work / "cache-faults"),
+                                    time_scale=scale, concurrency=args.concurrency,
+                                    scenario=scenario)
+            print_run(f"Fault run ({scenario.name})", citations, faulty)
+            changes = status_changes(main.statuses(), faulty.statuses())
+            v2n = changes.get(f"{Status.VERIFIED}->{Status.NO_TRACE}", 0)
+            result["scenario"] = scenario.name
+            result["status_changes"] = changes
+            result["verified_to_no_trace"] = v2n
+            result["fault_run"] = summary(citations, faulty)
+            print(f"\nstatus changes from the clean run: {changes or 'none'}; "
+                  f"verified -> no_trace: {v2n}")
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return result
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="verifier bench walters-wilder",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--data", default=str(DEFAULT_DATA),
+                        help="the W&W data folder (default: ../shared/data/walters_wilder_2023)")
+    parser.add_argument("--corpus", help="a world corpus to use instead of generating one")
+    parser.add_argument("--citations", help="CSV or JSONL with id, citation_text, pub_type, "
+                                            "fabricated (default: the W&W CSV)")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="speed every published limit up by this factor, in the world "
+                             "and in the engine alike (default 1: the published limits)")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--keyless", action="store_true",
+                        help="run as an unidentified user: no contact address, no keys")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also run the naive baseline in the same process")
+    parser.add_argument("--independence", choices=["distinct", "lineage", "both"],
+                        default="distinct")
+    parser.add_argument("--scenario", help="fault scenario: a name in fixtures/world/"
+                                           "scenarios (e.g. faults) or a .json path")
+    parser.add_argument("--json", help="write the result file here")
+    args = parser.parse_args(argv)
+    if not args.time_scale > 0:
+        parser.error(f"--time-scale must be positive, got {args.time_scale}")
+    if not 1 <= args.concurrency <= 1000:
+        parser.error(f"--concurrency must be 1..1000, got {args.concurrency}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    result = asyncio.run(main_async(args))
+    if args.json:
+        Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
+        print(f"\nresult file: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
