@@ -528,3 +528,42 @@ async def test_a_single_limit_source_paces_lookups_and_searches_together() -> No
     hits = server.hits_for("/crossref")
     assert len(hits) == 12  # a lookup and a search per citation
     assert max_in_window([h.arrived for h in hits], 0.95) <= 5  # 4/s, one of slack
+
+
+@pytest.mark.asyncio
+async def test_one_match_sends_the_citation_to_the_fallback_sources_none_does_not() -> None:
+    """Found in Crossref only among the planned sources: the fallback asks the skipped
+    sources for a second witness. Found nowhere: the fallback is not spent."""
+    from verifier.settings import SOURCE_NAMES as ALL_SOURCES
+
+    pol = {name: fast_policy() for name in ALL_SOURCES}
+    semantic = {"paperId": "p1", "title": "Deep learning for citation checks", "year": 2019,
+                "authors": [{"authorId": "1", "name": "John Smith"},
+                            {"authorId": "2", "name": "Alice Doe"}]}
+    scripts = {
+        "/crossref/works": [CROSSREF_OK],
+        "/openalex/works": [OPENALEX_EMPTY],
+        "/semanticscholar/paper/search/match": [Reply(404, {"error": "Title match not found"})],
+        "/pubmed/esearch.fcgi": [Reply(body={"esearchresult": {"count": "0", "idlist": []}})],
+        "/doaj/search": [Reply(body={"total": 0, "page": 1, "pageSize": 5, "results": []})],
+    }
+    async with scripted_server(scripts) as server:
+        urls = {name: f"{server.base_url}/{name}" for name in ALL_SOURCES}
+        settings = Settings(mailto="tests@example.org", base_urls=urls, cache_dir=None,
+                            api_keys={"googlebooks": "k"})
+        async with Verifier(settings, policies=pol) as v:
+            found_once = await v.verify(
+                "Smith, J., & Doe, A. (2019). Deep learning for citation checks. "
+                "Journal of Tests, 3(2), 1-9.")
+        server.script("/crossref/works", CROSSREF_EMPTY)
+        server.script("/semanticscholar/paper/search/match", Reply(body={"data": [semantic]}))
+        before = len(server.hits)
+        async with Verifier(settings, policies=pol) as v:
+            nowhere = await v.verify("Roe, B. (2020). An invented study of nothing at all. "
+                                     "Journal of Tests, 1(1), 1-2.")
+        asked_for_nowhere = {h.path.split("/")[1] for h in server.hits[before:]}
+    assert found_once.status is Status.UNCONFIRMED
+    assert found_once.sources["pubmed"].status is SourceStatus.NO_MATCH
+    assert found_once.sources["doaj"].status is SourceStatus.NO_MATCH
+    assert nowhere.status is Status.NO_TRACE
+    assert "pubmed" not in asked_for_nowhere and "doaj" not in asked_for_nowhere

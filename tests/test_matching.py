@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from verifier.matching import (
@@ -361,11 +363,26 @@ def test_a_catalogue_record_without_the_subtitle_matches_when_the_authors_agree(
                        authors=(Author(family="Smith", given="A."),), year=1983)
     assert score_record(cited, same).is_match
     assert not score_record(cited, other).is_match
-    # A record with a different subtitle is not a bare main title.
+    # Another subtitle on a main title of two words is another work (a scholar's other
+    # book on the subject); on a main title of three words or more by the same authors it
+    # is the same work with a garbled subtitle; by other authors it never is.
     renamed = WorkRecord(source="googlebooks", source_id="z", url="",
                          title="Settler Capitalism: A History",
                          authors=(Author(family="Denoon", given="Donald"),), year=1983)
     assert not score_record(cited, renamed).is_match
+    longer = Citation(title="Type D personality and burnout: The mediating effects of coping",
+                      authors=cited.authors, year=1983, container="Health Psychology")
+    garbled = replace(renamed, title="Type D personality and burnout: The role of support",
+                      container="Health Psychology")
+    assert score_record(longer, garbled).is_match  # year and journal back it up
+    assert not score_record(longer, replace(garbled, container="Other Journal")).is_match
+    assert not score_record(longer, replace(garbled, authors=other.authors)).is_match
+    # A one-word main title never stands for the work alone.
+    one_word = Citation(title="Flaubert: A Life", authors=cited.authors)
+    assert not score_record(one_word, replace(same, title="Flaubert")).is_match
+    # Without any subtitle on either side, a different title stays different.
+    plain = Citation(title="Settler Capitalism", authors=cited.authors)
+    assert not score_record(plain, replace(same, title="Settler Colonialism")).is_match
 
 
 def test_same_family_names_with_other_initials_on_the_same_title_is_the_same_work() -> None:
@@ -377,3 +394,19 @@ def test_same_family_names_with_other_initials_on_the_same_title_is_the_same_wor
                       title="Strategy: A Short History",
                       authors=(Author(family="Freedman", given="Lawrence"),))
     assert not score_record(cited, near).authors_match  # only on an all-but-identical title
+
+
+def test_a_near_title_by_the_same_author_needs_the_reference_to_back_it_up() -> None:
+    """The same scholar's other paper on the subject: a near title, another year and
+    journal. Crossref's validated matching asks for more signals than title and author."""
+    cited = Citation(title="The future of drone warfare", authors=(Author(family="Woolf"),),
+                     year=2012, container="Survival", volume="54", pages="105-122")
+    other_paper = WorkRecord(source="crossref", source_id="x", url="",
+                             title="Future as Drone Warfare", authors=(Author(family="Woolf"),),
+                             year=2014, container="Journal of Strategic Studies")
+    assert title_similarity(cited.title, other_paper.title) >= TITLE_THRESHOLD
+    assert not score_record(cited, other_paper).is_match
+    assert score_record(cited, replace(other_paper, year=2013)).is_match  # year within one
+    assert score_record(cited, replace(other_paper, container="Survival")).is_match
+    exact = replace(other_paper, title="The Future of Drone Warfare")
+    assert score_record(cited, exact).is_match  # an exact title needs no support

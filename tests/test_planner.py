@@ -104,3 +104,15 @@ def test_only_enabled_sources_are_planned_and_the_rest_are_not_applicable() -> N
 def test_a_citation_without_a_title_is_only_looked_up() -> None:
     cited = Citation(identifiers=Identifiers(doi="10.1/x"))
     assert all(k == "lookup" for _, k in steps(cited))
+
+
+def test_the_fallback_names_the_sources_the_plan_skipped_for_a_second_witness() -> None:
+    article = Citation(title="High sex ratios in China's future", authors=SMITH,
+                       type=WorkType.ARTICLE, container="Science")
+    plan = plan_sources(article, ALL)
+    searched = {s.source for s in plan.steps if s.kind is StepKind.SEARCH}
+    fallback = [s.source for s in plan.fallback]
+    assert fallback == ["pubmed", "doaj"]  # article sources the main plan did not search
+    assert not searched & set(fallback)
+    book = Citation(title="The science of justice", authors=SMITH, type=WorkType.BOOK)
+    assert [s.source for s in plan_sources(book, ALL).fallback] == ["semanticscholar"]

@@ -103,7 +103,8 @@ class PlanRun:
         self._needed = 1
 
     async def run(self, plan: SourcePlan, *, needed: int, width: int | None = None) -> None:
-        """Run ``plan`` until ``needed`` independent sources match or the plan is done.
+        """Run ``plan`` until ``needed`` independent sources match or the plan is done;
+        then, if some but too few sources match, its fallback steps.
 
         At most ``width`` steps are in flight; by default only as many as matches are
         still needed (the cheapest schedule that still answers as soon as possible)."""
@@ -112,9 +113,16 @@ class PlanRun:
             self._state(name).outcomes.append(
                 SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
             )
-        for step in plan.steps:
+        await self._run_steps(plan.steps, needed, width)
+        if plan.fallback and 0 < self.witnesses() < needed:
+            await self._run_steps(plan.fallback, needed, width)
+
+    async def _run_steps(
+        self, steps: tuple[PlanStep, ...], needed: int, width: int | None
+    ) -> None:
+        for step in steps:
             self._state(step.source).pending = True
-        queue = list(plan.steps)
+        queue = list(steps)
         running: dict[asyncio.Task[_StepOutcome], PlanStep] = {}
         try:
             while queue or running:

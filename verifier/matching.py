@@ -17,6 +17,7 @@ Two outcomes matter beyond "match":
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -164,6 +165,8 @@ def _initials_agree(a: str, b: str) -> bool:
     return a[0] in b or b[0] in a
 
 
+_FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
+
 SLIP_MIN_LENGTH = 6
 """Family names this long may differ by one typing slip ("Granoveter" = "Granovetter");
 shorter ones may not, as "Li" and "Lu" are different people."""
@@ -301,10 +304,19 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
     if not authors_match and title >= STANDALONE_TITLE:
         authors, authors_match = _same_family_other_initials(citation, record, authors)
     title_match = title >= TITLE_THRESHOLD
-    if not title_match and authors_match and _is_bare_main_title(citation.title, record.title):
-        # Catalogues often drop a subtitle (Open Library, Google Books). The bare main
-        # title stands for the work only when the authorship agrees as well.
-        title, title_match = max(title, TITLE_THRESHOLD), True
+    needed_support = 0 if title >= STANDALONE_TITLE else 1
+    if not title_match and authors_match:
+        shared = _shared_main_title(citation.title, record.title)
+        if shared is not None:
+            # Catalogues often drop a subtitle (Open Library, Google Books), and citations
+            # often garble one. The same main title stands for the work only when the
+            # authorship agrees as well; the subtitle is then a discrepancy.
+            title, title_match = max(title, TITLE_THRESHOLD), True
+            needed_support = 1 if shared == "bare" else 2
+    if title_match and needed_support and supporting_fields(citation, record) < needed_support:
+        # A near title by the same authors may be their other work on the subject: as
+        # in Crossref's validated matching, the rest of the reference must back it up.
+        title_match = False
     year_delta = (
         record.year - citation.year
         if record.year is not None and citation.year is not None
@@ -319,14 +331,52 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
     )
 
 
-def _is_bare_main_title(cited: str, found: str) -> bool:
-    """The record's title is the cited main title alone (its subtitle dropped)."""
+SHARED_MAIN_TITLE_MIN_WORDS = 3
+"""Words a main title needs to stand for a work whose subtitle differs ("Stonehenge" is a
+topic: a scholar's other Stonehenge book must not pass for a fabricated one)."""
+BARE_MAIN_TITLE_MIN_WORDS = 2
+"""Words a main title needs to stand for a record that shows no subtitle at all."""
+
+
+def _shared_main_title(cited: str, found: str) -> str | None:
+    """How the two titles share a long enough main title (before any subtitle): "bare"
+    when the record shows it without a subtitle, "other" when with another subtitle;
+    None when they do not (or neither has a subtitle)."""
     cited_main, cited_sub = split_title(cited)
     found_main, found_sub = split_title(found)
-    if not cited_sub or found_sub:
-        return False
+    if not cited_sub and not found_sub:
+        return None
     main, other = _comparable(cited_main), _comparable(found_main)
-    return bool(main) and main == other
+    if not main or main != other:
+        return None
+    needed = BARE_MAIN_TITLE_MIN_WORDS if not found_sub else SHARED_MAIN_TITLE_MIN_WORDS
+    if len(main.split()) < needed:
+        return None
+    return "bare" if not found_sub else "other"
+
+
+def supporting_fields(citation: Citation, record: WorkRecord) -> int:
+    """How many of the cited year (within one), container or publisher, volume and first
+    page the record confirms; fields either side lacks do not count."""
+    support = 0
+    if citation.year is not None and record.year is not None:
+        support += abs(citation.year - record.year) <= 1
+    cited_venue = citation.container or citation.publisher
+    found_venue = record.container or record.publisher
+    if cited_venue and found_venue:
+        a, b = normalize_title(cited_venue), normalize_title(found_venue)
+        support += bool(a and b) and (a == b or fuzz.token_set_ratio(a, b) >= 90)
+    if citation.volume and record.volume:
+        support += citation.volume.strip() == record.volume.strip()
+    first_cited, first_found = _first_page(citation.pages), _first_page(record.pages)
+    if first_cited and first_found:
+        support += first_cited == first_found
+    return support
+
+
+def _first_page(pages: str) -> str:
+    match = _FIRST_PAGE.match(pages.strip())
+    return match.group(0).lower() if match else ""
 
 
 def _same_family_other_initials(

@@ -93,12 +93,33 @@ _OPEN_ACCESS_CONTAINERS = re.compile(
 )
 
 
+_ARTICLE_FALLBACK = ("semanticscholar", "pubmed", "doaj", "openalex", "crossref")
+_BOOK_FALLBACK = ("semanticscholar", "openalex", "crossref", "googlebooks", "openlibrary")
+FALLBACK_ORDER: Mapping[WorkType, tuple[str, ...]] = {
+    # Sources worth asking for a second witness once one source has found the work:
+    # those that may hold this kind of work although the main plan skipped them.
+    WorkType.ARTICLE: _ARTICLE_FALLBACK,
+    WorkType.UNKNOWN: _ARTICLE_FALLBACK,
+    WorkType.OTHER: _ARTICLE_FALLBACK + ("googlebooks", "openlibrary"),
+    WorkType.PROCEEDINGS: ("semanticscholar", "arxiv", "openalex", "crossref", "doaj"),
+    WorkType.PREPRINT: ("semanticscholar", "arxiv", "openalex", "crossref"),
+    WorkType.BOOK: _BOOK_FALLBACK,
+    WorkType.CHAPTER: _BOOK_FALLBACK,
+    WorkType.REPORT: _BOOK_FALLBACK,
+    WorkType.THESIS: _BOOK_FALLBACK,
+    WorkType.WEB: _BOOK_FALLBACK,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class SourcePlan:
     steps: tuple[PlanStep, ...]
     """In order: lookups (cheapest first), then searches (best-suited, cheapest first)."""
     not_applicable: tuple[str, ...]
     """Enabled sources with no way to look for this citation."""
+    fallback: tuple[PlanStep, ...] = ()
+    """Searches run only when the steps found the work in some source but too few agree:
+    where else a second witness may be, never spent on a citation nobody found."""
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -149,8 +170,16 @@ def plan_sources(citation: Citation, enabled: Collection[str]) -> SourcePlan:
             for source in search_order(citation)
             if source in enabled
         ]
-    planned = {step.source for step in steps}
-    return SourcePlan(tuple(steps), tuple(s for s in enabled if s not in planned))
+    searched = {step.source for step in steps if step.kind is StepKind.SEARCH}
+    fallback: tuple[PlanStep, ...] = ()
+    if citation.title:
+        fallback = tuple(
+            PlanStep(source, StepKind.SEARCH)
+            for source in FALLBACK_ORDER.get(citation.type, _ARTICLE_FALLBACK)
+            if source in enabled and source not in searched
+        )
+    planned = {step.source for step in (*steps, *fallback)}
+    return SourcePlan(tuple(steps), tuple(s for s in enabled if s not in planned), fallback)
 
 
 def book_of(chapter: Citation) -> Citation | None:
