@@ -347,7 +347,7 @@ def test_pools_limits_and_the_throttled_answer() -> None:
     assert spec.pool_of(request_with("q=x&key=")) == "keyless"
     assert spec.pool_of(request_with("q=x")) == "keyless"
     pool, kind, limit = spec.limit_for(request_with("q=x&key=abc"))
-    assert (pool, kind, limit.rate, limit.period_s) == ("keyed", "all", 10.0, 1.0)
+    assert (pool, kind, limit.rate, limit.period_s) == ("keyed", "all", 1.0, 1.0)
     answer = spec.throttled(None)
     assert answer.status == 429 and answer.body is not None
     assert isinstance(answer.body, bytes)
