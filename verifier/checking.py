@@ -38,6 +38,12 @@ class _SourceState:
     outcomes: list[SourceResult] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
     pending: bool = False
+    _result: SourceResult | None = None
+
+    def add(self, outcome: SourceResult, flags: frozenset[str] = frozenset()) -> None:
+        self.outcomes.append(outcome)
+        self.flags.update(flags)
+        self._result = None
 
     @property
     def matched(self) -> bool:
@@ -46,8 +52,11 @@ class _SourceState:
     def result(self) -> SourceResult | None:
         """The source's answer: a match if any step matched; else a failure if any step
         failed (the source could not fully answer); else its best miss."""
-        if not self.outcomes:
-            return None
+        if self._result is None and self.outcomes:
+            self._result = self._combine()
+        return self._result
+
+    def _combine(self) -> SourceResult:
         requests = sum(o.requests for o in self.outcomes)
         queried = [o for o in self.outcomes if o.requests or o.cached]
         cached = bool(queried) and all(o.cached for o in queried)
@@ -110,7 +119,7 @@ class PlanRun:
         still needed (the cheapest schedule that still answers as soon as possible)."""
         self._needed = needed
         for name in plan.not_applicable:
-            self._state(name).outcomes.append(
+            self._state(name).add(
                 SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
             )
         await self._run_steps(plan.steps, needed, width)
@@ -139,8 +148,7 @@ class PlanRun:
                     step = running.pop(task)
                     outcome = task.result()
                     state = self._state(step.source)
-                    state.outcomes.append(outcome.result)
-                    state.flags.update(outcome.flags)
+                    state.add(outcome.result, outcome.flags)
                     state.pending = any(s.source == step.source for s in queue) or any(
                         s.source == step.source for s in running.values()
                     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -58,6 +59,8 @@ _ACRONYM_STOPWORDS = frozenset({"of", "the", "and", "for", "on", "in", "to", "de
 # Titles
 
 
+# Pure and run for every candidate of every citation: memoised (bounded caches).
+@lru_cache(maxsize=65536)
 def _comparable(title: str) -> str:
     """A normalised title without a leading article ("The Boer War" = "Boer War")."""
     text = normalize_title(title)
@@ -120,6 +123,7 @@ class _Name:
     """Normalised literal of a corporate author, "" for a person."""
 
 
+@lru_cache(maxsize=65536)
 def _name(author: Author) -> _Name:
     if author.family:
         given_words = author.given.replace(".", " ").split()

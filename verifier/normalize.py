@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from unidecode import unidecode
 
@@ -55,6 +56,9 @@ def _fold(text: str) -> str:
     return _APOSTROPHE.sub("", ascii_text)
 
 
+# The normalisations are pure and run for every candidate of every citation, so they
+# are memoised (bounded caches).
+@lru_cache(maxsize=65536)
 def normalize_title(s: str) -> str:
     """A title reduced for comparison: no markup, ASCII, case-folded, punctuation read as
     a space, single spaces, no leading or trailing space. "" for a title with no letters
@@ -67,6 +71,7 @@ def normalize_title(s: str) -> str:
     return " ".join(_NON_ALNUM.sub(" ", folded).split())
 
 
+@lru_cache(maxsize=65536)
 def split_title(s: str) -> tuple[str, str]:
     """The main title and the subtitle of ``s``, both stripped; ("title", "") when there is
     no subtitle.
@@ -93,6 +98,7 @@ def split_title(s: str) -> tuple[str, str]:
     return main, subtitle
 
 
+@lru_cache(maxsize=65536)
 def family_key(name: str) -> str:
     """A family name as one comparable key: ASCII, case-folded, with spaces, hyphens,
     apostrophes and punctuation removed and particles kept joined.
@@ -107,6 +113,7 @@ def _name_words(name: str) -> list[str]:
     return [w for w in _NON_ALNUM.split(_fold(strip_markup(name))) if w]
 
 
+@lru_cache(maxsize=65536)
 def family_variants(name: str) -> frozenset[str]:
     """Every key under which ``name`` may be cited, the full :func:`family_key` first
     among equals.
