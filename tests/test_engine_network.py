@@ -11,6 +11,7 @@ import asyncio
 import email.utils
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -567,3 +568,24 @@ async def test_one_match_sends_the_citation_to_the_fallback_sources_none_does_no
     assert found_once.sources["doaj"].status is SourceStatus.NO_MATCH
     assert nowhere.status is Status.NO_TRACE
     assert "pubmed" not in asked_for_nowhere and "doaj" not in asked_for_nowhere
+
+
+@pytest.mark.asyncio
+async def test_a_source_that_needs_a_missing_key_is_skipped_never_a_miss() -> None:
+    """Google Books without GOOGLE_BOOKS_API_KEY: skipped with a reason and a notice,
+    and the verdict rests on the sources that were asked."""
+    async with scripted_server({"/crossref/works": [CROSSREF_EMPTY],
+                                "/openalex/works": [OPENALEX_EMPTY],
+                                "/googlebooks": [Reply(500, "must not be asked")]}) as server:
+        settings = replace(settings_for(server), sources=("crossref", "openalex", "googlebooks"),
+                           base_urls={**settings_for(server).base_urls,
+                                      "googlebooks": server.base_url + "/googlebooks"})
+        async with Verifier(settings, policies=policies()) as v:
+            report = await v.verify(CITATION)
+            notices = list(v.stats.notices)
+    books = report.sources["googlebooks"]
+    assert books.status is SourceStatus.SKIPPED and books.requests == 0
+    assert "GOOGLE_BOOKS_API_KEY" in (books.reason or "")
+    assert server.hits_for("/googlebooks") == []
+    assert report.status is Status.NO_TRACE
+    assert any("GOOGLE_BOOKS_API_KEY" in n for n in notices)
