@@ -10,7 +10,7 @@ the engine runs unchanged against it by pointing its base URLs at the world:
 - :mod:`~verifier.world.server` — mounts every service under ``/<source>``, keeps the
   request log, and serves it (:func:`serve_world`).
 
-This version serves Crossref and OpenAlex.
+It serves all eight sources the engine asks.
 """
 
 from typing import TYPE_CHECKING, Any
