@@ -473,6 +473,265 @@ def test_unstructured_text_falls_back_to_a_title() -> None:
 
 
 # ---------------------------------------------------------------------------------------
+# Sciences: comma-separated physics and maths styles, Vancouver, PDF extraction noise
+
+
+def test_physics_style_with_comma_separated_title_and_journal() -> None:
+    c = parse_citation(
+        "G. Pappas, M. Rapoport, Twisted loop groups and their affine flag varieties, "
+        "Adv. Math. 219 (2008), no.1, 118-198."
+    )
+    assert families(c) == ["Pappas", "Rapoport"]
+    assert c.title == "Twisted loop groups and their affine flag varieties"
+    assert (c.container, c.volume, c.issue, c.pages, c.year) == (
+        "Adv. Math.",
+        "219",
+        "1",
+        "118-198",
+        2008,
+    )
+    assert c.type is WorkType.ARTICLE
+
+
+def test_physics_style_without_title_and_with_pdf_spacing() -> None:
+    c = parse_citation(
+        "D. Diakonov, N. Gromov, V. Petrov, and S. Slizovskiy, Phys.Rev .D 70 ,036003 ( 2004)."
+    )
+    assert families(c) == ["Diakonov", "Gromov", "Petrov", "Slizovskiy"]
+    assert c.title == ""
+    assert (c.container, c.volume, c.pages, c.year) == ("Phys. Rev. D", "70", "036003", 2004)
+
+
+def test_series_letter_glued_to_the_volume_belongs_to_the_journal() -> None:
+    c = parse_citation("J.R. Green, M. Engelhardt, S. Krieg, Phys. Lett. B734, 290 (2014).")
+    assert (c.container, c.volume, c.pages) == ("Phys. Lett. B", "734", "290")
+
+
+def test_vancouver_with_year_in_brackets_after_the_journal() -> None:
+    c = parse_citation(
+        "Galli SJ. New concepts about the mast cell. N Engl J Med (1993) 328: 257-265."
+    )
+    assert c.authors == (Author(family="Galli", given="SJ"),)
+    assert (c.title, c.container, c.volume, c.pages, c.year) == (
+        "New concepts about the mast cell",
+        "N Engl J Med",
+        "328",
+        "257-265",
+        1993,
+    )
+
+
+def test_vancouver_last_initials_lose_the_sentence_period() -> None:
+    c = parse_citation(
+        "Torres A, El-Ebiary M, Ferrer M. Gastric and pharyngeal flora. Am Rev Respir Dis "
+        "148:352-357, 1993."
+    )
+    assert [a.given for a in c.authors] == ["A", "M", "M"]
+    assert (c.container, c.volume, c.pages, c.year) == ("Am Rev Respir Dis", "148", "352-357", 1993)
+
+
+def test_semicolon_list_and_year_before_volume() -> None:
+    c = parse_citation(
+        "Yoon, Y. G.; Mazzoni, M. S. C.; Choi, H. J., Structural deformation of crossed "
+        "carbon nanotube junctions. Physical Review Letters 2001, 86, (4), 688-691."
+    )
+    assert families(c) == ["Yoon", "Mazzoni", "Choi"]
+    assert (c.container, c.volume, c.issue, c.pages, c.year) == (
+        "Physical Review Letters",
+        "86",
+        "4",
+        "688-691",
+        2001,
+    )
+
+
+def test_collaboration_as_author() -> None:
+    c = parse_citation(
+        "ATLAS Collaboration, Jet energy measurement with the ATLAS detector, Eur. Phys. J. C "
+        "73 (2013) 2304."
+    )
+    assert c.authors == (Author(literal="ATLAS Collaboration"),)
+    assert (c.title, c.container, c.volume) == (
+        "Jet energy measurement with the ATLAS detector",
+        "Eur. Phys. J. C",
+        "73",
+    )
+
+
+def test_hangul_names_and_title() -> None:
+    c = parse_citation(
+        "김영기, 박성택, 이승준 (2009). 특허가치평가 요소에 관한 연구. 디지털정책연구, 7(2), 63-70."
+    )
+    assert families(c) == ["김영기", "박성택", "이승준"]
+    assert (c.title, c.container, c.volume, c.issue) == (
+        "특허가치평가 요소에 관한 연구",
+        "디지털정책연구",
+        "7",
+        "2",
+    )
+
+
+def test_apa7_ellipsis_without_ampersand() -> None:
+    c = parse_citation(
+        "Ancrenaz, M., Andau, P., Dinata, Y., … Meijaard, E. (2016). Community-based "
+        "conservation. Oryx, 50(2), 233-240."
+    )
+    assert families(c) == ["Ancrenaz", "Andau", "Dinata", "Meijaard"]
+    assert c.et_al
+
+
+def test_journal_name_with_a_number_is_kept_when_the_year_is_known() -> None:
+    c = parse_citation(
+        "Cullinan, M. P., & Ford, P. J. (2013). Periodontal disease and systemic health. "
+        "Periodontology 2000, 62(1), 7-9."
+    )
+    assert (c.container, c.volume, c.issue, c.year) == ("Periodontology 2000", "62", "1", 2013)
+
+
+# ---------------------------------------------------------------------------------------
+# Books, chapters, theses, reports
+
+
+def test_book_in_comma_style() -> None:
+    c = parse_citation("G. F. Duffin, Photographic Emulsion Chemistry, Focal Press, 1966")
+    assert (c.title, c.publisher, c.year) == (
+        "Photographic Emulsion Chemistry",
+        "Focal Press",
+        1966,
+    )
+    assert c.type is WorkType.BOOK
+
+
+def test_book_with_edition_and_bracketed_imprint() -> None:
+    c = parse_citation(
+        "J. Jin, The Finite Element Method in Electromagnetics, 3rd ed. (Wiley-IEEE Press, 2014)."
+    )
+    assert c.title == "The Finite Element Method in Electromagnetics"
+    assert (c.edition, c.publisher, c.year) == ("3rd ed", "Wiley-IEEE Press", 2014)
+
+
+def test_place_and_publisher_are_kept_apart() -> None:
+    c = parse_citation(
+        "Parsons, Deborah L. Streetwalking the metropolis: women, the city and modernity. "
+        "Oxford: Oxford University Press, 2000."
+    )
+    assert c.authors == (Author(family="Parsons", given="Deborah L."),)
+    assert (c.place, c.publisher, c.year) == ("Oxford", "Oxford University Press", 2000)
+    c = parse_citation("Steenkamp, W. (2003). The South African War, 1899-1902. London: Routledge.")
+    assert (c.place, c.publisher) == ("London", "Routledge")
+
+
+def test_apa_edition_is_kept() -> None:
+    c = parse_citation(
+        "Crystal, D. (2003). English as a Global Language (2nd ed.). Cambridge University Press."
+    )
+    assert c.edition == "2nd ed."
+
+
+def test_book_cited_with_a_page() -> None:
+    c = parse_citation(
+        "Benedict Anderson, Imagined Communities: Reflections on the Origin and Spread of "
+        "Nationalism, rev. ed. (London: Verso, 1991), 39."
+    )
+    assert c.authors == (Author(family="Anderson", given="Benedict"),)
+    assert c.title == "Imagined Communities: Reflections on the Origin and Spread of Nationalism"
+    assert (c.place, c.publisher, c.year, c.pages) == ("London", "Verso", 1991, "39")
+    assert c.type is WorkType.BOOK
+
+
+def test_conference_paper_with_pages_and_month() -> None:
+    c = parse_citation(
+        "S. Konstantinidou and L. Snyder. Chaos Router: architecture and performance. In "
+        "Proceedings of the 18th International Symposium on Computer Architecture, pages "
+        "212-221, May 1991."
+    )
+    assert c.container == "Proceedings of the 18th International Symposium on Computer Architecture"
+    assert (c.pages, c.year) == ("212-221", 1991)
+    assert c.type is WorkType.PROCEEDINGS
+
+
+def test_chicago_chapter_edited_by() -> None:
+    c = parse_citation(
+        "Brickhouse, Anna. “Transatlantic vs. Hemispheric: Toni Morrison’s Long Nineteenth "
+        "Century.” In The Oxford Handbook of Nineteenth-Century American Literature, edited by "
+        "Russ Castronovo, 137-159. New York: Oxford University Press, 2012."
+    )
+    assert c.title == "Transatlantic vs. Hemispheric: Toni Morrison’s Long Nineteenth Century"
+    assert c.container == "The Oxford Handbook of Nineteenth-Century American Literature"
+    assert c.editors == (Author(family="Castronovo", given="Russ"),)
+    assert (c.pages, c.place, c.publisher, c.year) == (
+        "137-159",
+        "New York",
+        "Oxford University Press",
+        2012,
+    )
+    assert c.type is WorkType.CHAPTER
+
+
+def test_chapter_with_family_first_editors_and_lower_case_eds() -> None:
+    c = parse_citation(
+        "Hart, D. (2007). Predation on primates: A biogeographical analysis. In Gursky-Doyen, "
+        "S. & Nekaris, K. A. I. (eds.) Primate Anti-Predator Strategies. New York: Springer, "
+        "27–59"
+    )
+    assert [e.family for e in c.editors] == ["Gursky-Doyen", "Nekaris"]
+    assert (c.container, c.publisher, c.pages) == (
+        "Primate Anti-Predator Strategies",
+        "Springer",
+        "27-59",
+    )
+
+
+def test_thesis_and_its_university() -> None:
+    c = parse_citation(
+        "[6] Derek Bruening. Efficient, Transparent, and Comprehensive Runtime Code "
+        "Manipulation. PhD thesis, Massachusetts Institute of Technology, September 2004."
+    )
+    assert c.authors == (Author(family="Bruening", given="Derek"),)
+    assert c.title == "Efficient, Transparent, and Comprehensive Runtime Code Manipulation"
+    assert (c.publisher, c.year, c.type) == (
+        "Massachusetts Institute of Technology",
+        2004,
+        WorkType.THESIS,
+    )
+
+
+def test_technical_report() -> None:
+    c = parse_citation(
+        "S. Hiranandani, K. Kennedy, and C. Tseng. An overview of the fortran d programming "
+        "system. Technical Report CRPC-TR91121, Rice University, 1991."
+    )
+    assert c.title == "An overview of the fortran d programming system"
+    assert (c.publisher, c.year, c.type) == ("Rice University", 1991, WorkType.REPORT)
+
+
+def test_repeated_author_dash_means_no_author_here() -> None:
+    c = parse_citation("———. Memorial de Aires. In Obra Completa, 1: 1095–1200.")
+    assert c.authors == ()
+    assert (c.title, c.container) == ("Memorial de Aires", "Obra Completa")
+
+
+def test_organisation_with_acronym_before_a_bare_year() -> None:
+    c = parse_citation(
+        "IPCC (Intergovernmental Panel on Climate Change). 2013. “Climate Change 2013: The "
+        "Physical Science Basis.” Cambridge University Press."
+    )
+    assert c.authors == (Author(literal="Intergovernmental Panel on Climate Change"),)
+    assert (c.title, c.year) == ("Climate Change 2013: The Physical Science Basis", 2013)
+
+
+def test_container_after_a_quoted_title_without_volume() -> None:
+    c = parse_citation(
+        "McCrum, Robert, ‘So, what’s this Globish Revolution?’, Observer, 3 December 2006."
+    )
+    assert (c.title, c.container, c.year) == (
+        "So, what’s this Globish Revolution?",
+        "Observer",
+        2006,
+    )
+
+
+# ---------------------------------------------------------------------------------------
 # Never raises
 
 _CITATION_ALPHABET = st.sampled_from(

@@ -1,0 +1,239 @@
+"""Numeric tails: the volume, issue, pages and date that end a journal reference.
+
+"Phys. Rev. D 70, 036003 (2004)", "12(3), 45-67", "2019;3(2):1-9", "vol. 3, no. 2,
+pp. 1-9, 2019", "Journal 2001, 86, (4), 688-691", "제22권, 제2호": :func:`peel_tail` finds
+the tail at the end of a text and assigns its items; the text before it (``pre``) holds
+the title and the journal name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .parsed import Parsed
+from .text import (
+    MONTH,
+    MONTHS,
+    YEAR,
+)
+
+NUMBER = (
+    r"(?-i:[A-Z]{1,2}|[a-z]{1,4})?\d+[A-Za-z]?(?:\.\d+)?"
+    r"(?:\s?[-–—‐]+\s?(?-i:[A-Z]{1,2}|[a-z]{1,4})?\d+[A-Za-z]?)?"
+)
+_ROMAN = r"(?:[IVXLC]{1,6})"
+_LABEL_WORDS = (
+    r"(?:vol(?:ume)?s?\.?|v\.|bd\.?|tome|t\.|nos?\.?|nr\.?|n°|n\.|num\.?|issue|heft|"
+    r"pp\.?|p\.|p(?=\s\d)|pages?|pgs?\.?|S\.|art(?:icle)?\.?(?:\s?(?:no|id)\.?)?|suppl(?:ement)?\.?|pt\.?|"
+    r"part|ser\.?|série|series|fasc\.?|sect?\.?|paper)"
+)
+_LABEL = rf"(?P<label>{_LABEL_WORDS})"
+_PYEAR = (
+    rf"\((?:{MONTHS}\s?,?\s?)?(?:\d{{1,2}}\s?,?\s?)?(?P<py>{YEAR})[a-z]?\)"  # (2004), (Dec, 2010)
+)
+_DATE = (
+    rf"(?:\d{{1,2}}\s)?{MONTHS}[\s,]*(?:\d{{1,2}}(?:\s?[-–]\s?\d{{1,2}})?[\s,]*)?(?P<dy>{YEAR})"
+    rf"[a-z]?|(?P<dy2>{YEAR})\s{MONTH}(?:\s\d{{1,2}})?"
+)
+_CJK_LABEL = r"[제第]\s?(?P<cval>\d+)\s?(?P<ckind>[권卷호號집輯期巻号])"
+_ITEM_PARTS = re.compile(
+    rf"(?P<pyear>{_PYEAR})"
+    rf"|(?P<pmonth>\({MONTHS}\))"
+    rf"|(?P<date>{_DATE})"
+    r"|(?P<suppl>suppl(?:ement)?\b\.?)"
+    rf"|{_CJK_LABEL}"
+    rf"|(?<![^\W\d_]){_LABEL}\s?(?P<lval>{NUMBER}|{_ROMAN}\b|\(\d+\))"
+    r"|\((?P<paren>[^()]{0,12}\d[^()]{0,12})\)"
+    rf"|(?P<num>{NUMBER})",
+    re.I,
+)
+_ITEM = re.sub(r"\(\?P<\w+>", "(?:", _ITEM_PARTS.pattern)
+_TAIL = re.compile(
+    rf"(?:^|(?<=[\s,;:.()])|(?-i:(?<=[a-z]{{3}}))(?=\d)|(?<=[^\W\d_])(?=\())(?!suppl)"
+    rf"(?P<tail>(?:{_ITEM})(?:[\s,;:.]*(?:{_ITEM}))*)[\s,;:.]*$",
+    re.I,
+)
+_WORD = re.compile(r"(?<!\w)[^\W\d_]{2,}(?!\w)")
+_TAIL_WORDS = frozenset(
+    (
+        "vol vols volume volumes bd tome no nos nr num issue heft pp pg pgs pages page art "
+        "article id suppl supplement pt part ser série series fasc sect sec paper th st nd rd "
+        "jan january feb february mar march apr april may jun june jul july aug august sep "
+        "sept september oct october nov november dec december spring summer autumn fall "
+        "winter janv janvier févr février mars avr avril mai juin juil juillet août septembre "
+        "octobre novembre déc décembre januar februar märz juni juli oktober dezember enero "
+        "febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre "
+        "gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre"
+    ).split()
+)
+_TAIL_WINDOW = 200
+_PAREN_WITH_DIGIT = re.compile(r"\([^()]*\d[^()]*\)")
+
+
+def _tail_search_start(text: str) -> int:
+    """Where a numeric tail can begin at the earliest: after the last word that is not a
+    label, month or roman numeral ("Phys. Rev. D 70" -> after "Rev"). Searching only
+    from there keeps the tail search short."""
+    start = max(0, len(text) - _TAIL_WINDOW)
+    # Words in brackets with a number ("(serial no. 220)", "(Suppl 2 UCTN)") may be part
+    # of the tail: blank them out, keeping the offsets.
+    text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
+    for word in reversed(list(_WORD.finditer(text, start))):
+        token = word.group(0)
+        if token.lower() not in _TAIL_WORDS and not re.fullmatch(r"[IVXLC]+", token):
+            return word.end()
+    return start
+
+
+_PAGE_LABELS = ("p", "pp", "page", "pages", "pg", "pgs", "s", "art", "article", "paper")
+_ISSUE_LABELS = (
+    *("no", "nos", "nr", "n°", "num", "issue", "heft", "suppl", "supplement", "pt", "part"),
+    *("fasc", "n"),
+)
+_YEAR_ONLY = re.compile(rf"^{YEAR}$")
+
+
+@dataclass(slots=True)
+class Tail:
+    """A numeric tail: the text before it (``pre``) and what it gives."""
+
+    pre: str
+    volume: str = ""
+    issue: str = ""
+    pages: str = ""
+    year: int | None = None
+
+    @property
+    def journal(self) -> bool:
+        """True when the tail gives a volume, issue or pages (a year alone does not)."""
+        return bool(self.volume or self.pages or self.issue)
+
+
+def peel_tail(text: str, known_year: int | None = None) -> Tail:
+    """Split ``text`` into what precedes its numeric tail and the tail's fields. With
+    ``known_year`` (the date after the authors), a leading or trailing 4-digit number is
+    only taken for the year when it is that year ("Periodontology 2000, 62(1), 7-9")."""
+    stripped = strip_trailing_notes(text)
+    match = _TAIL.search(stripped, _tail_search_start(stripped))
+    if match is None:
+        return Tail(stripped)
+    tail = _interpret(match.group("tail"), stripped[: match.start()], known_year)
+    if tail.pages and not tail.volume and is_year_range(tail.pages):
+        return Tail(stripped)  # "The South African War, 1899-1902"
+    return tail
+
+
+def strip_trailing_notes(text: str) -> str:
+    """``text`` without trailing "[Sov. Phys. JETP 7, 172 (1958)]", "(in Russian)"."""
+    text = text.strip(" .,;")
+    for _ in range(3):
+        stripped = re.sub(
+            r"\s*(?:\[[^\[\]]*\]|\((?:in\s*\w+|\w+\s+translation|to appear|in press|"
+            r"submitted|forthcoming|accepted|erratum[^()]*|abstract|(?:rist|rpt|repr|reprint|"
+            r"reprinted|orig|\d+(?:st|nd|rd|th)\s+ed)\b[^()]*)\)"
+            r"|,?\s*(?:to\s+appear|in\s+press|submitted|forthcoming|accepted|in\s+preparation)"
+            r"|,?\s*and\s+references\s+therein|,?\s*\(?in\s+(?:Russian|Japanese|Chinese|"
+            r"German|French|Korean|Spanish|Italian|Portuguese|Polish|Czech|Swedish)\)?)\s*\.?$",
+            "",
+            text,
+            flags=re.I,
+        )
+        if stripped == text:
+            break
+        text = stripped.strip(" .,;")
+    return text
+
+
+def _interpret(tail: str, pre: str, known_year: int | None) -> Tail:
+    """Assign the items of a tail to year, volume, issue and pages."""
+    result = Tail(pre)
+    plain: list[str] = []
+    previous = ""
+    for item in _ITEM_PARTS.finditer(tail):
+        kind, previous = previous, item.lastgroup or ""
+        year = item.group("py") or item.group("dy") or item.group("dy2")
+        if year:
+            result.year = result.year or int(year)
+        elif item.group("pmonth") or item.group("suppl"):
+            continue
+        elif item.group("ckind"):
+            volume = item.group("ckind") in "권卷집輯巻"
+            _apply_label(result, "vol" if volume else "no", item.group("cval"))
+        elif item.group("label"):
+            _apply_label(result, item.group("label"), item.group("lval"))
+        elif item.group("paren"):
+            if kind == "num" and not result.issue:
+                result.issue = item.group("paren").strip()  # "76(2)"
+            elif not plain and not result.volume and not result.pages:
+                result.pre = f"{result.pre} ({item.group('paren')})"  # "Bull. Sci. (5) 74"
+        elif item.group("num"):
+            plain.append(item.group("num"))
+    _assign_plain(result, plain, known_year)
+    lettered = re.fullmatch(r"([A-Z])(\d+)", result.volume)
+    if lettered and result.pages:  # "Phys. Rev. D95": the series letter belongs to the journal
+        result.pre = f"{result.pre.rstrip(' ,')} {lettered.group(1)}"
+        result.volume = lettered.group(2)
+    return result
+
+
+def _apply_label(result: Tail, label: str, value: str) -> None:
+    key = label.lower().rstrip(".").replace(" ", "")
+    value = value.strip("()")
+    if key.startswith(_PAGE_LABELS):
+        result.pages = result.pages or value
+    elif key.startswith(_ISSUE_LABELS):
+        result.issue = result.issue or value
+    elif key.startswith(("vol", "v", "bd", "t", "tome")):
+        result.volume = result.volume or value
+    elif not result.volume:
+        result.volume = value  # series, section: as good a volume as any
+
+
+def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> None:
+    """Unlabelled numbers: a year first or last, then volume, issue, pages in order."""
+    labelled = bool(result.volume or result.pages)
+
+    def is_year(value: str) -> bool:
+        return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
+
+    if known_year and len(plain) >= 3 and _YEAR_ONLY.match(plain[0]) and not is_year(plain[0]):
+        result.pre = f"{result.pre.rstrip(' ,')} {plain.pop(0)}"  # "Periodontology 2000, 62(1)"
+    if result.year is None and (len(plain) >= 2 or (plain and labelled)):
+        if is_year(plain[0]) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
+            result.year = int(plain.pop(0))
+        elif is_year(plain[-1]):
+            result.year = int(plain.pop())
+    if len(plain) == 1 and _YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
+        result.year = result.year or int(plain[0])
+        return
+    if plain and re.fullmatch(r"\d+\.\d+", plain[0]) and result.year and not result.issue:
+        result.volume, result.issue = plain.pop(0).split(".")  # MLA "12.3 (2019): 45-67"
+        if plain:
+            result.pages = result.pages or plain[-1]
+        return
+    slots = [s for s in ("volume", "issue", "pages") if not getattr(result, s)]
+    if len(plain) == 1:
+        target = "pages" if (re.search(r"[-–—]", plain[0]) or result.volume) else "volume"
+        if target in slots:
+            setattr(result, target, plain[0])
+        return
+    if len(plain) == 2 and "issue" in slots and len(slots) == 3:
+        slots.remove("issue")
+    for slot, value in zip(slots, plain[:1] + plain[1:][-(len(slots) - 1) :], strict=False):
+        setattr(result, slot, value)
+
+
+def is_year_range(text: str) -> bool:
+    """ "1889–1930" (not "1058-1059", a page range)."""
+    match = re.fullmatch(r"(\d{4})\s?[-–]\s?(\d{2,4})", text)
+    return match is not None and int(match.group(1)) >= 1400 and len(match.group(2)) != 3
+
+
+def apply_tail(parsed: Parsed, tail: Tail) -> None:
+    """Fill volume, issue, pages and a missing year from ``tail``."""
+    parsed.volume = parsed.volume or tail.volume
+    parsed.issue = parsed.issue or tail.issue
+    parsed.pages = parsed.pages or tail.pages
+    if tail.year is not None and parsed.year is None:
+        parsed.year = tail.year

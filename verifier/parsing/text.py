@@ -1,0 +1,305 @@
+"""Shared text helpers of the citation parser: character classes, input clean-up,
+sentence boundaries, abbreviations and small cleaners."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MAX_PARSE_CHARS = 4000
+"""Longer input is cut: a reference string is rarely a tenth of this, and the regular
+expressions of the parser are at worst quadratic in the length."""
+
+
+def _letters(predicate_upper: bool) -> str:
+    """Upper- or lower-case letters of Latin, Greek and Cyrillic, for a regex class."""
+    chars = [
+        chr(c)
+        for c in range(0xC0, 0x530)
+        if (chr(c).isupper() if predicate_upper else chr(c).islower()) and chr(c).isalpha()
+    ]
+    base = "A-Z" if predicate_upper else "a-z"
+    return base + "".join(chars).replace("\\", "").replace("]", "").replace("-", "")
+
+
+UPPER = f"[{_letters(True)}]"
+"""One upper-case letter (Latin, Greek, Cyrillic)."""
+LOWER = f"[{_letters(False)}]"
+"""One lower-case letter (Latin, Greek, Cyrillic)."""
+LETTER = r"[^\W\d_]"
+CJK = r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+"""A Hangul, kana or Han character: names and titles in these scripts have no case."""
+YEAR = r"(?:1[5-9]\d\d|20[0-3]\d)"
+"""A plausible publication year (1500-2039)."""
+MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|Spring|Summer|Autumn|Fall|"
+    r"Winter|janv(?:ier)?|févr(?:ier)?|mars|avr(?:il)?|mai|juin|juil(?:let)?|août|"
+    r"sept(?:embre)?|oct(?:obre)?|nov(?:embre)?|déc(?:embre)?|Januar|Februar|März|Juni|Juli|"
+    r"Oktober|Dezember|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|"
+    r"octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|"
+    r"ottobre|dicembre)\.?"
+)
+MONTHS = rf"{MONTH}(?:\s?[-/–]\s?{MONTH})?"
+"""A month or a range of months ("September/October", "Jan.-Feb.")."""
+YEAR_BETWEEN = re.compile(rf"\s{YEAR}[a-z]?\s(?=\S)")
+"""A year between two words: "Title 1973 Journal"."""
+YEAR_TOKEN = re.compile(rf"(?<![\d.]){YEAR}(?!\d)")
+
+# ---------------------------------------------------------------------------------------
+# Input clean-up
+
+_LEADING_NUMBER = re.compile(
+    r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,3}[.)]\s*(?=[^\d\s.,)]))\s*"
+)
+_URL_OR_ID = re.compile(
+    r"(?:https?\s?:\s?//|www\.)[^\s<>\"“”]+(?:\s(?=\S*[/.][A-Za-z0-9])[^\s<>\"“”]*/\S*)?"
+    r"|\bdoi\s*:\s*10\.\S+|(?<![\w.])10\.\d{4,9}/[^\s\"“”]+"
+    r"|\barxiv\.org\s*:\s*|\[?\s*\barxiv\s*:\s*(?:[a-z-]+(?:\.[A-Z]{2})?\s?/\s?)?\d[\w./-]*(?:\s*\[[\w.\s-]+\])?\s*\]?"
+    r"|\b(?:hep|astro|gr|nucl|cond|math|quant)\s?-\s?[a-z]{2,4}\s?/\s?\d{6,7}"
+    r"|\bPMID:?\s*\d+|\bPMCID:?\s*PMC\d+|\be?ISBN(?:-1[03])?:?\s*[\dXx][\dXx -]{8,}[\dXx]"
+    r"|\be?ISSN:?\s*[\dXx-]+",
+    re.I,
+)
+_LINK_WORDS = re.compile(
+    r"\s*(?:\bRetrieved(?:\s+on)?(?:\s+[\w ,]*?\d{4},?)?\s+from|\bAvailable\s+(?:at|from|online)"
+    r"|\[\s*Online\s*\]|\((?:online|accessed[^()]*)\)|\b(?:last\s+)?accessed(?:\s+on)?[\w ,-]*\d{4}"
+    r"|\bURL|\bDOI|\barxiv\s+preprint|\bpreprint)\s*:?\s*(?=$|[.,;()\[\]])",
+    re.I,
+)
+
+
+# Cheap tests that spare most references the two expensive substitutions below.
+_ID_MARKERS = ("http", "www.", "doi", "10.", "arxiv", "pmid", "pmc", "isbn", "issn", "/")
+_LINK_MARKERS = ("retriev", "availab", "online", "accessed", "url", "doi", "preprint")
+
+
+def prepare(text: str) -> str:
+    """One line of text: composed Unicode (NFC), no markdown emphasis, LaTeX quotes as
+    typographic ones, single spaces, no leading list number ("[12]", "12.")."""
+    text = unicodedata.normalize("NFC", text[:MAX_PARSE_CHARS])  # "a" + U+0301 -> "á"
+    text = text.replace("*", "").replace("\u00ad", "")
+    text = text.replace("``", "“").replace("''", "”").replace(",,", "„")
+    text = " ".join(text.split())
+    return _LEADING_NUMBER.sub("", text, count=1)
+
+
+def strip_links(text: str) -> str:
+    """``text`` without URLs, DOIs, arXiv and other identifiers and the words that
+    announce them ("Retrieved from", "Available at")."""
+    lower = text.lower()
+    if any(marker in lower for marker in _ID_MARKERS):
+        text = _URL_OR_ID.sub(_keep_closing_punctuation, text)
+    if any(marker in lower for marker in _LINK_MARKERS):
+        text = _LINK_WORDS.sub(" ", text)
+    text = re.sub(r"\(\s*[.,;:]?\s*\)|\[\s*[.,;:]?\s*\]", " ", text)
+    return " ".join(text.split())
+
+
+def _keep_closing_punctuation(match: re.Match[str]) -> str:
+    """A removed link leaves the ")" and "." that only close the sentence around it."""
+    found = match.group(0)
+    kept = ""
+    while found and (
+        found[-1] in ".,;" or (found[-1] == ")" and found.count("(") < found.count(")"))
+    ):
+        kept = found[-1] + kept
+        found = found[:-1]
+    return " " + kept
+
+
+def tidy(text: str) -> str:
+    """No space before ".,;" and no separator at either end."""
+    return _SPACE_BEFORE_STOP.sub("", text).strip(" ,;:")
+
+
+_SPACING_FIXES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"\s+([,;:])", r"\1"),  # "Phys .Rev ,036003" -> "Phys .Rev,036003"
+        (r"(?<=\S)\s+\.(?=[^\s.,;:)\]])", ". "),  # "Phys .Rev" -> "Phys. Rev"
+        (r"\s+\.(?=[\s,;:)\]]|$)", "."),
+        (r"([(\[])\s+", r"\1"),  # "( 2004)" -> "(2004)"
+        (r"\s+([)\]])", r"\1"),
+        (rf"([,;])(?={LETTER})", r"\1 "),  # "Muir,T.L." -> "Muir, T.L."
+        (rf"\b(and|et)(?={UPPER}\s?\.)", r"\1 "),  # "andR. H." -> "and R. H."
+        (rf"(?<=\s)&(?={UPPER})", "& "),
+        (rf"(?<={LOWER})\?(?={UPPER}{LOWER})", "? "),
+        (rf"(?<={LOWER}{LOWER})\.(?={UPPER}{LOWER})", ". "),  # "Phys.Rev" -> "Phys. Rev"
+        (r"(?<=[a-z]{3})\.(?=[A-Z])", ". "),  # "at a glance.J Cell Sci", "beams.JOSAB"
+        (r"(?<=[a-z)]\))\.?(?=[A-Z][a-z]{2})", ". "),  # "LM(1,p)Nucl. Phys."
+        (rf"(?<={LETTER}{LETTER}\.)(?=\d)", " "),  # "Phys.56" -> "Phys. 56"
+    )
+)
+_SPACE_BEFORE_STOP = re.compile(r"\s+(?=[.,;])")
+
+
+def fix_spacing(text: str) -> str:
+    """Undo the spacing of PDF extraction: "Phys .Rev .D 70 ,036003 ( 2004)" becomes
+    "Phys. Rev. D 70, 036003 (2004)"; "andR .H" becomes "and R. H"."""
+    for pattern, replacement in _SPACING_FIXES:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
+# ---------------------------------------------------------------------------------------
+# Abbreviations and sentence boundaries
+
+GENERAL_ABBREVIATIONS = frozenset(
+    (
+        "vs no nos nr vol vols ed eds edn st dr mr mrs ms jr sr inc co ltd corp dept univ pp p "
+        "fig cf ca approx trans transl rev repr suppl ch chap sect pt wm bros hrsg hg bd jg "
+        "ser nouv phd msc bsc sc"
+    ).split()
+)
+"""Abbreviations of running text: a period after them does not end a sentence."""
+JOURNAL_ABBREVIATIONS = frozenset(
+    (
+        "j am soc chem phys lett proc natl acad sci med res int eng biol psychol econ ann bull "
+        "eur br clin appl environ technol mol geophys math stat comput anal rep opin curr "
+        "neurosci physiol pharmacol ecol evol assoc conf symp intl annu meet mtg adv syst inf "
+        "mach astron astrophys nucl instrum opt commun mod theor exp expt biochem biophys "
+        "immunol microbiol virol pathol oncol cardiol surg neurol pediatr obstet gynecol dent "
+        "vet agric natur zh zeitschr gesellsch inst lab ind mater mech electron electr struct "
+        "chim crystallogr cryst polym org inorg catal spectrosc mat surf nanotechnol photon "
+        "relativ grav cosmol part jpn chin sov ukr russ pol aust ger ital span afr amer mon "
+        "roy astr geol geogr hist philos sociol anthropol polit educ ling lit stud q rec arch "
+        "akad wiss ber verh abh mitt bol boll rend mem dokl izv vestn usp fiz khim nauk sb "
+        "eksp teor zhurn quart bur stand tech techn publ dev manag admin softw progr lang geom "
+        "topol funct comb combin probab numer optim intell artif netw robot autom recognit "
+        "lect biomed pharm toxicol epidemiol nutr behav cogn humanit comm inform libr doc "
+        "gen genet ecosyst sust sustain hydrol meteorol oceanogr atmos hum genom proteom bioinform "
+        "endocrinol metab gastroenterol hepatol nephrol urol dermatol ophthalmol otolaryngol "
+        "radiol anesth anaesth rheumatol respir pulm crit infect dis ther pharmacother "
+        "psychiatr psychother rehabil sociol demogr geront gerontol nurs"
+    ).split()
+)
+"""ISO 4 journal-title words: capitalised and followed by a period, they abbreviate
+("J. Am. Chem. Soc."); only truncations are listed, since a full word may end a title."""
+ABBREVIATIONS = GENERAL_ABBREVIATIONS | JOURNAL_ABBREVIATIONS
+"""Both kinds (lower-case)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A sentence boundary: the left part ends before ``left`` (the mark kept separately),
+    the right part starts at ``right``."""
+
+    left: int
+    right: int
+    mark: str
+    quotes: str
+
+
+_BOUNDARY = re.compile(r"([.?!])([\"”’'»]*)\s+(?=(\S+))")
+
+
+def boundaries(text: str, *, strict: bool = True) -> Iterator[Cut]:
+    """Sentence ends in ``text``: ".", "?" or "!" (and closing quotes) then a space and a
+    word that is not all lower-case. With ``strict``, a period after an initial or a
+    known abbreviation ("U.S.", "vs.", "J. Am. Chem.") does not end a sentence."""
+    for match in _BOUNDARY.finditer(text):
+        following = match.group(3)
+        # "e.g. the" continues the sentence; "arXiv" or "eLife" may start a new one.
+        if following[0].islower() and not any(c.isupper() for c in following):
+            continue
+        if match.group(1) == "." and strict and ends_with_abbreviation(text[: match.start()]):
+            continue
+        yield Cut(match.start(), match.end(), match.group(1), match.group(2))
+
+
+def ends_with_abbreviation(left: str) -> bool:
+    """True when the last word of ``left`` would keep a period that follows it: an
+    initial, a word with an inner period ("U.S", "Ph.D") or a known abbreviation."""
+    word = re.search(r"([^\s(\[]+)$", left)
+    if word is None or left.endswith((")", "]")):
+        return False
+    token = word.group(1)
+    if "." in token.strip(".") and not token.strip(".")[-1:].isdigit():
+        return True  # "U.S", "e.g", "Ph.D" (but not "version 1.2")
+    letters = token.strip(".,;:\"'“”")
+    if len(letters) == 1 and letters.isalpha() and letters.isupper():
+        return True  # an initial
+    if letters == "al":
+        return bool(re.search(r"\bet\.?\s?al$", left))
+    lower = letters.lower()
+    return lower in GENERAL_ABBREVIATIONS or (
+        letters[:1].isupper() and lower in JOURNAL_ABBREVIATIONS
+    )
+
+
+def left_of(text: str, cut: Cut) -> str:
+    """The text left of a boundary, keeping "?" / "!" and any closing quotes."""
+    keep = cut.mark if cut.mark in "?!" else ""
+    return text[: cut.left] + keep + cut.quotes
+
+
+def first_boundary(text: str, *, periods_first: bool) -> Cut | None:
+    """The first sentence boundary; with ``periods_first`` the first "." boundary is
+    preferred (a book title is more likely to contain "?" than a publisher name)."""
+    cuts = list(boundaries(text))
+    if not cuts:
+        return None
+    if periods_first:
+        periods = [c for c in cuts if c.mark == "."]
+        if periods:
+            return periods[0]
+    return cuts[0]
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at every sentence boundary, pieces stripped, empty pieces dropped."""
+    pieces: list[str] = []
+    start = 0
+    for cut in boundaries(text):
+        pieces.append(left_of(text[: cut.right], cut)[start:])
+        start = cut.right
+    pieces.append(text[start:])
+    return [p.strip(" .,;") for p in pieces if p.strip(" .,;")]
+
+
+# ---------------------------------------------------------------------------------------
+# Cleaners
+
+OPEN_QUOTES = {'"': '"”', "“": '”"', "„": '“”"', "«": "»", "”": '”"', "‘": "’'", "'": "'’"}
+CLOSE_QUOTE_CHARS = "\"”’'»"
+
+
+def clean_title(title: str) -> str:
+    """A title without surrounding punctuation, a final period or enclosing quotes."""
+    title = " ".join(title.split()).strip(" ,;:")
+    for _ in range(2):
+        if title.endswith(".") and not ends_with_abbreviation(title[:-1]):
+            title = title[:-1].rstrip(" ,;:")
+        if len(title) >= 2 and title[0] in OPEN_QUOTES and title[-1] in CLOSE_QUOTE_CHARS:
+            inner = title[1:-1]
+            if not any(q in inner for q in '"“”'):
+                title = inner.strip(" .,")
+    if title[:1] in "“‘«" and not any(q in title[1:] for q in "”’»"):
+        title = title[1:]  # an opening quote whose title was cut before its end
+    if title.endswith(("”", "’", "»")) and not any(q in title for q in "“‘«"):
+        title = title[:-1].rstrip(" .,")
+    return title.strip(" ,;:")
+
+
+def clean_segment(segment: str) -> str:
+    """A container or publisher without surrounding punctuation, a leading "In" or a final
+    sentence period (an abbreviation keeps its period)."""
+    segment = " ".join(segment.split()).strip(" ,;:")
+    segment = re.sub(r"^(?:In|in):?\s+", "", segment)
+    if segment.endswith(".") and (
+        not ends_with_abbreviation(segment[:-1]) or "." not in segment[:-1]
+    ):
+        segment = segment[:-1].rstrip(" ,;:")  # "N Engl J Med." ends a Vancouver sentence
+    if segment.count("(") < segment.count(")") and segment.endswith(")"):
+        segment = segment[:-1].rstrip(" ,;:")
+    if segment.count("(") > segment.count(")") and segment.startswith("("):
+        segment = segment[1:].lstrip()
+    return segment
+
+
+def clean_pages(pages: str) -> str:
+    """Pages with one plain hyphen for any dash: "82--96" -> "82-96"."""
+    return re.sub(r"\s*[-–—‐]+\s*", "-", pages.strip(" .,"))
