@@ -342,10 +342,13 @@ async def test_breaking_out_of_verify_many_early_cancels_the_rest() -> None:
 
 @pytest.mark.asyncio
 async def test_the_circuit_breaker_stops_hammering_a_dead_source() -> None:
+    # A 30 s cooldown cannot fit a 5 s deadline: while the breaker is open, citations
+    # fail at once instead of sending more requests to a dead source.
     dead = fast_policy(attempts=1, breaker=3, cooldown=30.0)
     async with scripted_server({"/crossref/works": [Reply(500, "dead")],
                                 "/openalex/works": [OPENALEX_EMPTY]}) as server:
-        async with Verifier(settings_for(server), policies=policies(crossref=dead)) as v:
+        async with Verifier(settings_for(server, deadline_s=5.0),
+                            policies=policies(crossref=dead)) as v:
             reports = []
             for i in range(6):
                 reports.append(await v.verify(CITATION.replace("checks", f"checks {i}")))
@@ -589,3 +592,38 @@ async def test_a_source_that_needs_a_missing_key_is_skipped_never_a_miss() -> No
     assert server.hits_for("/googlebooks") == []
     assert report.status is Status.NO_TRACE
     assert any("GOOGLE_BOOKS_API_KEY" in n for n in notices)
+
+
+@pytest.mark.asyncio
+async def test_an_open_breaker_is_waited_out_when_the_cooldown_fits_the_deadline() -> None:
+    """Three 500s open the breaker for 0.5 s; the next citation waits for the cooldown
+    (it fits the deadline), probes, and the recovered source answers."""
+    flaky = fast_policy(attempts=1, breaker=3, cooldown=0.5)
+    async with scripted_server({
+        "/crossref/works": [Reply(500, "down"), Reply(500, "down"), Reply(500, "down"),
+                            CROSSREF_OK],
+        "/openalex/works": [OPENALEX_OK],
+    }) as server:
+        async with Verifier(settings_for(server), policies=policies(crossref=flaky)) as v:
+            failed = [await v.verify(CITATION.replace("checks", f"checks {i}"))
+                      for i in range(3)]
+            started = time.monotonic()
+            recovered = await v.verify(CITATION)
+            waited = time.monotonic() - started
+    assert all(r.sources["crossref"].status is SourceStatus.ERROR for r in failed)
+    assert recovered.sources["crossref"].status is SourceStatus.MATCH
+    assert recovered.status is Status.VERIFIED
+    assert 0.3 <= waited < 5.0
+    assert len(server.hits_for("/crossref")) == 4  # no request while the breaker was open
+
+
+@pytest.mark.asyncio
+async def test_a_429_storm_pauses_the_source_but_never_opens_the_breaker() -> None:
+    storm = [Reply(429, b"") for _ in range(8)] + [CROSSREF_OK]
+    patient = fast_policy(attempts=20, breaker=3, cooldown=30.0, pause=0.05)
+    async with scripted_server({"/crossref/works": storm,
+                                "/openalex/works": [OPENALEX_OK]}) as server:
+        async with Verifier(settings_for(server), policies=policies(crossref=patient)) as v:
+            report = await v.verify(CITATION)
+    assert report.sources["crossref"].status is SourceStatus.MATCH
+    assert len(server.hits_for("/crossref")) == 9

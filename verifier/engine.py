@@ -27,7 +27,6 @@ from collections.abc import (
 from types import TracebackType
 from typing import Any
 
-from adapters import adapter_for
 from adapters.base import Identity, SourceAdapter
 
 from .cache import ResponseCache
@@ -165,6 +164,9 @@ class Verifier:
             await asyncio.shield(transport.aclose())
 
     def _adapter(self, name: str) -> SourceAdapter:
+        # Imported here: the adapters import the verifier package, which imports this.
+        from adapters import adapter_for
+
         if name in self._adapters:
             return self._adapters[name]
         try:

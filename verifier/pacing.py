@@ -124,9 +124,10 @@ class SourceGate:
                         raise DeadlineExceeded(
                             f"{self.name}: rate limit leaves no time before the deadline"
                         ) from None
-                    # While we queued, a 429 may have paused the source, or rate headers
-                    # may have slowed it down: then queue again under the new terms.
-                    if self._loop.time() < self._paused_until:
+                    # While we queued, a 429 may have paused the source, its breaker may
+                    # have opened, or rate headers may have slowed it down: then queue
+                    # again under the new terms.
+                    if self._loop.time() < max(self._paused_until, self._breaker_open_until):
                         await self._wait_for_pause(deadline)
                     elif limiter is self._limiters[name]:
                         break
@@ -148,23 +149,31 @@ class SourceGate:
         self._spent += cost
 
     async def _wait_for_pause(self, deadline: float) -> None:
-        now = self._loop.time()
-        if now < self._breaker_open_until:
-            raise CircuitOpen(
-                f"{self.name}: circuit open for {self._breaker_open_until - now:.1f}s more "
-                f"after {self.policy.breaker_threshold} failures in a row",
-                self._breaker_cause,
-            )
-        if now < self._paused_until:
-            if self._paused_until > deadline:
+        """Wait out a pause of the whole source or an open breaker, if that fits the
+        deadline; otherwise fail at once (``CircuitOpen``, or ``DeadlineExceeded`` with
+        the pause's cause)."""
+        waited = False
+        while True:
+            now = self._loop.time()
+            until = max(self._paused_until, self._breaker_open_until)
+            if now >= until:
+                break
+            if until > deadline:
+                if self._breaker_open_until >= self._paused_until:
+                    raise CircuitOpen(
+                        f"{self.name}: circuit open for {self._breaker_open_until - now:.1f}s "
+                        f"more after {self.policy.breaker_threshold} failures in a row, "
+                        "past the deadline",
+                        self._breaker_cause,
+                    )
                 raise DeadlineExceeded(
                     f"{self.name}: paused for {self._paused_until - now:.1f}s, past the deadline",
                     self._pause_cause,
                 )
-            self.stats.paused = True
-            # Another 429 may extend the pause while we sleep: sleep again until it ends.
-            while (now := self._loop.time()) < self._paused_until:  # noqa: ASYNC110
-                await asyncio.sleep(self._paused_until - now)
+            self.stats.paused = waited = True
+            # Another 429 or failure may extend the wait while we sleep: check again.
+            await asyncio.sleep(until - now)
+        if waited:
             self.stats.paused = False
 
     # -- what answers teach us -------------------------------------------------------------

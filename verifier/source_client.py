@@ -201,7 +201,10 @@ class SourceClient:
                 follow_up = self.adapter.follow_up(request, response)
                 await self._store(key, response, positive=bool(records) or follow_up is not None)
                 return _Answer(records, follow_up, sent, False)
-            self.gate.record_failure(failure)
+            if not isinstance(failure, RateLimited):
+                # Throttling pauses the source (above); the breaker is for a source that
+                # is down or broken.
+                self.gate.record_failure(failure)
             if attempt == 1:
                 # Retries get the source's budget, counted from the first failure: the
                 # time spent queueing for our own rate limit before it does not count.
