@@ -7,25 +7,21 @@ Protocol shapes are checked against the recorded real responses in
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import aiohttp
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recorded import load_sample
-from yarl import URL
+from world_helpers import DEMO_CORPUS, EncodedClient, WorldClient, connect_world
 
-from verifier.world import SERVICES, Corpus, CorpusError, WorldHandle, serve_world
+from verifier.world import SERVICES, Corpus, CorpusError
 
 ROOT = Path(__file__).resolve().parents[1]
-DEMO_CORPUS = ROOT / "fixtures" / "demo" / "corpus.jsonl"
 DEMO_REFS = ROOT / "fixtures" / "demo" / "refs.txt"
 
 SEMICOLON_DOI = "10.1002/(SICI)1097-4636(199911)47:2<244::AID-JBM15>3.0.CO;2-J"
@@ -58,40 +54,13 @@ LINES = [
 CORPUS = Corpus.from_lines([json.dumps(line) for line in LINES])
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    @property
-    def content_type(self) -> str:
-        return self.headers.get("Content-Type", "")
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-
-class Client:
-    def __init__(self, world: WorldHandle, session: aiohttp.ClientSession) -> None:
-        self.world = world
-        self.session = session
-
-    async def get(self, source: str, path: str, params: Mapping[str, str] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Reply:
-        # encoded=True: the path goes out exactly as written (yarl would turn %3B into ";").
-        url = URL(self.world.base_urls[source] + path, encoded=True)
-        async with self.session.get(url, params=params, headers=headers) as response:
-            return Reply(response.status, response.headers, await response.read())
-
-
-@asynccontextmanager
-async def world_client(corpus: Corpus | Path = CORPUS, **options: Any) -> AsyncIterator[Client]:
+def world_client(corpus: Corpus | Path = CORPUS, **options: Any
+                 ) -> AbstractAsyncContextManager[WorldClient]:
     # No async fixture: the server and session live inside each test's own task.
     # Protocol tests send as fast as they can: limits are tested in test_world_limits.py.
+    # EncodedClient: the path goes out exactly as written (yarl would turn %3B into ";").
     options.setdefault("enforce_limits", False)
-    async with serve_world(corpus, **options) as world, aiohttp.ClientSession() as session:
-        yield Client(world, session)
+    return connect_world(corpus, client_type=EncodedClient, **options)
 
 
 def recorded_json(source: str, name: str) -> Any:

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-import aiohttp
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from recorded import load_sample
+from world_helpers import Client, Reply, StandIn, records_of
 
 from adapters.arxiv import ArxivAdapter
 from adapters.base import Identity
@@ -70,15 +67,10 @@ LINES: list[dict[str, Any]] = [
 CORPUS = Corpus.from_lines([json.dumps(line) for line in LINES])
 
 
-@dataclass
-class Feed:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
+class Feed(Reply):
     @property
     def root(self) -> ET.Element:
-        return ET.fromstring(self.body)
+        return self.xml()
 
     @property
     def entries(self) -> list[ET.Element]:
@@ -97,35 +89,14 @@ class Feed:
         return [" ".join((e.findtext(f"{ATOM}title") or "").split()) for e in self.entries]
 
 
-class Client:
-    def __init__(self, base: str, session: aiohttp.ClientSession) -> None:
-        self.base = base
-        self.session = session
-
+class ArxivClient(Client):
     async def query(self, **params: str) -> Feed:
-        async with self.session.get(self.base + "/query", params=params) as response:
-            return Feed(response.status, response.headers, await response.read())
+        reply = await self.get("/query", params)
+        return Feed(reply.status, reply.headers, reply.body)
 
 
-@asynccontextmanager
-async def serve(corpus: Corpus = CORPUS) -> AsyncIterator[str]:
-    """The stand-in mounted under ``/arxiv`` as in the world; yields its base URL."""
-    root = web.Application()
-    root.add_subapp(f"/{arxiv.NAME}", arxiv.create_app(corpus))
-    runner = web.AppRunner(root, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/{arxiv.NAME}"
-    finally:
-        await runner.cleanup()
-
-
-@asynccontextmanager
-async def client() -> AsyncIterator[Client]:
-    async with serve() as base, aiohttp.ClientSession() as session:
-        yield Client(base, session)
+STAND_IN = StandIn(arxiv.SERVICE, CORPUS, ArxivClient)
+serve, client = STAND_IN.serve, STAND_IN.client
 
 
 def recorded(name: str) -> ET.Element:
@@ -373,10 +344,7 @@ async def test_the_engine_adapter_finds_preprints_through_the_stand_in() -> None
     withdrawn = Citation(identifiers=Identifiers(arxiv="2101.00001"))
     unknown = Citation(identifiers=Identifiers(arxiv="2101.99999"))
     async with serve() as base, AiohttpTransport("world-tests/1.0 (a@b.org)") as transport:
-        async def ask(request: HttpRequest | None) -> list[Any]:
-            assert request is not None
-            return adapter.parse(request, await transport.send(base, request))
-
+        ask = partial(records_of, adapter, transport, base)
         looked_up = await ask(adapter.lookup_request(by_id, identity))
         doi = await ask(adapter.lookup_request(by_doi, identity))
         searched = await ask(adapter.search_request(by_title, identity))

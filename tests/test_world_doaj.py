@@ -9,29 +9,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-import aiohttp
 import orjson
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from recorded import load_sample
-from yarl import URL
+from world_helpers import Client, Reply, StandIn, connect_world, demo_works_missed, records_of
 
 from adapters.base import Identity
 from adapters.doaj import DoajAdapter
 from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.transport import AiohttpTransport, HttpRequest
-from verifier.world import Corpus, serve_world
+from verifier.world import Corpus
 from verifier.world.doaj import DISALLOWED, NGINX_429, SERVICE, article_id, parse_query
 
-DEMO_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "corpus.jsonl"
 LINES: list[dict[str, Any]] = [
     {"id": "cats", "type": "article", "title": "Deep learning for cats", "subtitle": "A survey",
      "authors": [{"family": "Smith", "given": "John"}, {"family": "Doe", "given": "Jane Mary"}],
@@ -58,51 +52,16 @@ DOAJ = DoajAdapter()
 REF = r"\(ref: [0-9a-f-]{36}\)"
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-
-class Client:
-    def __init__(self, base: str, session: aiohttp.ClientSession) -> None:
-        self.base = base
-        self.session = session
+class DoajClient(Client):
+    encoded = True  # the query goes out encoded as written
 
     async def search(self, query: str, params: Mapping[str, str] | None = None,
                      prefix: str = "") -> Reply:
         return await self.get(f"{prefix}/search/articles/{quote(query, safe='')}", params)
 
-    async def get(self, path: str, params: Mapping[str, str] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Reply:
-        url = URL(self.base + path, encoded=True)  # the query goes out encoded as written
-        async with self.session.get(url, params=params, headers=headers) as resp:
-            return Reply(resp.status, resp.headers, await resp.read())
 
-
-@asynccontextmanager
-async def serve(corpus: Corpus = CORPUS) -> AsyncIterator[str]:
-    """The stand-in mounted as the world mounts it, on a free loopback port."""
-    root = web.Application()
-    root.add_subapp(f"/{SERVICE.name}", SERVICE.create_app(corpus))
-    runner = web.AppRunner(root, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/{SERVICE.name}"
-    finally:
-        await runner.cleanup()
-
-
-@asynccontextmanager
-async def client(corpus: Corpus = CORPUS) -> AsyncIterator[Client]:
-    async with serve(corpus) as base, aiohttp.ClientSession() as session:
-        yield Client(base, session)
+STAND_IN = StandIn(SERVICE, CORPUS, DoajClient)
+serve, client = STAND_IN.serve, STAND_IN.client
 
 
 def recorded(name: str) -> Any:
@@ -353,9 +312,8 @@ async def test_bots_are_refused_and_throttling_is_nginxs_page() -> None:
 
 
 async def records(request: HttpRequest | None, base: str) -> list[WorkRecord]:
-    assert request is not None
     async with AiohttpTransport("citation-verifier/test (mailto:you@example.org)") as transport:
-        return DOAJ.parse(request, await transport.send(base, request))
+        return await records_of(DOAJ, transport, base, request)
 
 
 @pytest.mark.asyncio
@@ -398,9 +356,9 @@ async def test_the_adapter_finds_works_by_title_and_doi() -> None:
 
 @pytest.mark.asyncio
 async def test_through_the_world_excess_gets_nginxs_429() -> None:
-    async with serve_world(CORPUS, services={SERVICE.name: SERVICE}) as world, \
-            aiohttp.ClientSession() as session:
-        c = Client(world.base_urls["doaj"], session)
+    async with connect_world(CORPUS, services={SERVICE.name: SERVICE},
+                             client_type=DoajClient) as served:
+        world, c = served.world, served.at("doaj")
         replies = [await c.search("deep") for _ in range(3)]
     assert [r.status for r in replies] == [200, 200, 429]
     assert replies[2].headers["Content-Type"].startswith("text/html")
@@ -408,37 +366,7 @@ async def test_through_the_world_excess_gets_nginxs_429() -> None:
         ("search_articles", "public", None)] * 2 + [("search_articles", "public", "rate")]
 
 
-def demo_in_doaj() -> Corpus:
-    """The demo corpus with every work also in this service (rendered as-is)."""
-    lines = []
-    for line in DEMO_CORPUS.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            work = json.loads(line)
-            work["sources"] = {**work.get("sources", {}), "doaj": {}}
-            lines.append(json.dumps(work))
-    return Corpus.from_lines(lines)
-
-
 @pytest.mark.asyncio
 async def test_every_demo_work_is_found_by_the_adapter_from_its_own_metadata() -> None:
-    corpus = demo_in_doaj()
-    adapter = DoajAdapter()
-    missed = []
-    async with serve(corpus) as base, AiohttpTransport("citation-verifier/test") as transport:
-        for work in corpus:
-            authors = tuple(Author(family=p.family or "", given=p.given or "",
-                                   literal=p.literal or "") for p in work.authors)
-            cited = Citation(title=work.full_title, authors=authors, year=work.year)
-            by_doi = Citation(identifiers=Identifiers(doi=work.doi))
-            for request in (adapter.search_request(cited, Identity()),
-                            adapter.lookup_request(by_doi, Identity())):
-                if request is None:
-                    continue
-                response = await transport.send(base, request)
-                follow = adapter.follow_up(request, response)
-                if follow is not None:
-                    request, response = follow, await transport.send(base, follow)
-                titles = {r.title.casefold() for r in adapter.parse(request, response)}
-                if work.full_title.casefold() not in titles:
-                    missed.append((work.id, request.path))
+    missed = await demo_works_missed(SERVICE, DoajAdapter())
     assert missed == []

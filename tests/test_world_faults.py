@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +14,9 @@ import aiohttp
 import orjson
 import pytest
 from aiohttp import web
+from world_helpers import WorldClient, connect_world
 
-from verifier.world import Corpus, WorldHandle, serve_world
+from verifier.world import Corpus, serve_world
 from verifier.world.faults import FaultWindow, Scenario, ScenarioError
 from verifier.world.service import Limit, ServiceSpec
 
@@ -31,41 +30,16 @@ WORKS = [
 CORPUS = Corpus.from_lines([json.dumps(w) for w in WORKS])
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-
-class Client:
-    def __init__(self, world: WorldHandle, session: aiohttp.ClientSession) -> None:
-        self.world = world
-        self.session = session
-
-    async def get(self, source: str, path: str,
-                  params: Mapping[str, str] | None = None) -> Reply:
-        async with self.session.get(self.world.base_urls[source] + path,
-                                    params=params) as response:
-            return Reply(response.status, response.headers, await response.read())
-
-    async def statuses(self, source: str, path: str, count: int) -> list[int]:
-        return [(await self.get(source, path)).status for _ in range(count)]
-
-
 def scenario(*windows: dict[str, Any]) -> Scenario:
     return Scenario.from_json({"windows": list(windows)})
 
 
-@asynccontextmanager
-async def world_client(scenario: Scenario | Path, **options: Any) -> AsyncIterator[Client]:
+def world_client(scenario: Scenario | Path, **options: Any
+                 ) -> AbstractAsyncContextManager[WorldClient]:
     options.setdefault("corpus", CORPUS)
     options.setdefault("enforce_limits", False)
     # A fresh connection per request: a reset must not poison the next one.
-    connector = aiohttp.TCPConnector(force_close=True)
-    async with (serve_world(scenario=scenario, **options) as world,
-                aiohttp.ClientSession(connector=connector) as session):
-        yield Client(world, session)
+    return connect_world(scenario=scenario, force_close=True, **options)
 
 
 def feed_service(name: str, content_type: str, body: bytes) -> ServiceSpec:

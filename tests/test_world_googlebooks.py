@@ -8,25 +8,24 @@ the stand-in end to end.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-import aiohttp
 import orjson
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from recorded import load_sample
+from world_helpers import Client, Reply, StandIn, records_of
 
 from adapters.base import Identity
 from adapters.googlebooks import GoogleBooksAdapter
 from verifier.errors import UnexpectedStatus
 from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.transport import AiohttpTransport, HttpRequest
+from verifier.transport import AiohttpTransport
 from verifier.world import Corpus, googlebooks
-from verifier.world.googlebooks import DAILY_QUOTA, DailyQuota, parse_fields, select
+from verifier.world.googlebooks import DailyQuota, parse_fields, select
 
 KEY = "test-key"
 LINES: list[dict[str, Any]] = [
@@ -57,28 +56,13 @@ LINES: list[dict[str, Any]] = [
 CORPUS = Corpus.from_lines([json.dumps(line) for line in LINES])
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-
-class Client:
-    def __init__(self, base: str, session: aiohttp.ClientSession) -> None:
-        self.base = base
-        self.session = session
-
-    async def get(self, path: str, params: Mapping[str, str] | None = None, *,
-                  key: str | None = KEY) -> Reply:
+class GoogleBooksClient(Client):
+    async def get(self, path: str, params: Mapping[str, str] | None = None,
+                  headers: Mapping[str, str] | None = None, *, key: str | None = KEY) -> Reply:
         query = dict(params or {})
         if key is not None:
             query["key"] = key
-        async with self.session.get(self.base + path, params=query) as response:
-            return Reply(response.status, response.headers, await response.read())
+        return await self.send("GET", path, params=query, headers=headers)
 
     async def volumes(self, q: str, **params: str) -> Any:
         reply = await self.get("/volumes", {"q": q, **params})
@@ -86,26 +70,8 @@ class Client:
         return reply.json()
 
 
-@asynccontextmanager
-async def serve(corpus: Corpus = CORPUS, daily_quota: int = DAILY_QUOTA
-                ) -> AsyncIterator[str]:
-    """The stand-in mounted under ``/googlebooks`` as in the world; yields its base URL."""
-    root = web.Application()
-    root.add_subapp(f"/{googlebooks.NAME}", googlebooks.create_app(corpus, daily_quota=daily_quota))
-    runner = web.AppRunner(root, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/{googlebooks.NAME}"
-    finally:
-        await runner.cleanup()
-
-
-@asynccontextmanager
-async def client(daily_quota: int = DAILY_QUOTA) -> AsyncIterator[Client]:
-    async with serve(daily_quota=daily_quota) as base, aiohttp.ClientSession() as session:
-        yield Client(base, session)
+STAND_IN = StandIn(googlebooks.SERVICE, CORPUS, GoogleBooksClient)
+serve, client = STAND_IN.serve, STAND_IN.client
 
 
 def recorded(name: str) -> Any:
@@ -369,11 +335,7 @@ async def test_the_engine_adapter_finds_books_through_the_stand_in() -> None:
     no_author = Citation(title="Reinforcement learning: An introduction")
     mistyped = Citation(identifiers=Identifiers(isbn=("9780262035620",)))  # valid, not ours
     async with serve() as base, AiohttpTransport("world-tests/1.0") as transport:
-        async def ask(request: HttpRequest | None) -> list[Any]:
-            assert request is not None
-            response = await transport.send(base, request)
-            return adapter.parse(request, response)
-
+        ask = partial(records_of, adapter, transport, base, follow=False)
         lookup = await ask(adapter.lookup_request(by_isbn, identity))
         search = await ask(adapter.search_request(by_title, identity))
         loose = await ask(adapter.search_request(no_author, identity))

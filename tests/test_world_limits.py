@@ -10,18 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import aiohttp
-import orjson
 import pytest
 from aiohttp import web
 from recorded import load_sample
+from world_helpers import Reply, WorldClient, connect_world
 
-from verifier.world import Corpus, WorldHandle, serve_world
+from verifier.world import Corpus
 from verifier.world.limits import (
     JITTER_S,
     DailyBudget,
@@ -44,33 +41,9 @@ CORPUS = Corpus.from_lines([json.dumps(w) for w in WORKS])
 MAILTO = {"mailto": "you@example.org"}
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-
-class Client:
-    def __init__(self, world: WorldHandle, session: aiohttp.ClientSession) -> None:
-        self.world = world
-        self.session = session
-
-    async def get(self, source: str, path: str, params: Mapping[str, str] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Reply:
-        async with self.session.get(self.world.base_urls[source] + path, params=params,
-                                    headers=headers) as response:
-            return Reply(response.status, response.headers, await response.read())
-
-
-@asynccontextmanager
-async def world_client(**options: Any) -> AsyncIterator[Client]:
+def world_client(**options: Any) -> AbstractAsyncContextManager[WorldClient]:
     options.setdefault("corpus", CORPUS)
-    async with serve_world(**options) as world, aiohttp.ClientSession() as session:
-        yield Client(world, session)
+    return connect_world(**options)
 
 
 async def paced(count: int, interval: float, send: Any) -> list[Reply]:

@@ -9,17 +9,16 @@ give back the corpus work.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-import aiohttp
 import orjson
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from recorded import load_sample
+from world_helpers import Client, Reply, StandIn, records_of
 
 from adapters.base import Identity
 from adapters.openlibrary import OpenLibraryAdapter
@@ -58,48 +57,17 @@ LINES: list[dict[str, Any]] = [
 CORPUS = Corpus.from_lines([json.dumps(line) for line in LINES])
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-
-class Client:
-    def __init__(self, base: str, session: aiohttp.ClientSession) -> None:
-        self.base = base
-        self.session = session
-
-    async def get(self, path: str, params: Mapping[str, str] | None = None, *,
+class OpenLibraryClient(Client):
+    async def get(self, path: str, params: Mapping[str, str] | None = None,
+                  headers: Mapping[str, str] | None = None, *,
                   agent: str = UA, redirects: bool = False) -> Reply:
-        async with self.session.get(self.base + path, params=params,
-                                    headers={"User-Agent": agent},
-                                    allow_redirects=redirects) as response:
-            return Reply(response.status, response.headers, await response.read())
+        return await self.send("GET", path, params=params,
+                               headers={"User-Agent": agent, **(headers or {})},
+                               allow_redirects=redirects)
 
 
-@asynccontextmanager
-async def serve(corpus: Corpus = CORPUS) -> AsyncIterator[str]:
-    """The stand-in mounted under ``/openlibrary`` as in the world; yields its base URL."""
-    root = web.Application()
-    root.add_subapp(f"/{openlibrary.NAME}", openlibrary.create_app(corpus))
-    runner = web.AppRunner(root, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/{openlibrary.NAME}"
-    finally:
-        await runner.cleanup()
-
-
-@asynccontextmanager
-async def client() -> AsyncIterator[Client]:
-    async with serve() as base, aiohttp.ClientSession() as session:
-        yield Client(base, session)
+STAND_IN = StandIn(openlibrary.SERVICE, CORPUS, OpenLibraryClient)
+serve, client = STAND_IN.serve, STAND_IN.client
 
 
 def recorded(name: str) -> Any:
@@ -377,11 +345,7 @@ async def test_the_engine_adapter_finds_books_through_the_stand_in() -> None:
     titled_only = Citation(title="Thinking, fast and slow")
     unknown = Citation(identifiers=Identifiers(isbn=("9780000000002",)))
     async with serve() as base, AiohttpTransport(agent) as transport:
-        async def ask(request: HttpRequest | None) -> list[Any]:
-            assert request is not None
-            response = await transport.send(base, request)
-            return adapter.parse(request, response)
-
+        ask = partial(records_of, adapter, transport, base, follow=False)
         lookup = await ask(adapter.lookup_request(by_isbn, identity))
         search = await ask(adapter.search_request(by_title, identity))
         plain = await ask(adapter.search_request(titled_only, identity))

@@ -10,27 +10,23 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-import aiohttp
 import orjson
 import pytest
 from aiohttp import web
 from recorded import load_sample
+from world_helpers import Client, Reply, StandIn, connect_world, demo_works_missed, records_of
 
 from adapters.base import Identity
 from adapters.pubmed import PubMedAdapter
 from verifier.models import Author, Citation, Identifiers, WorkRecord
 from verifier.transport import AiohttpTransport, HttpRequest
-from verifier.world import Corpus, serve_world
+from verifier.world import Corpus
 from verifier.world import pubmed as world_pubmed
 from verifier.world.pubmed import SERVICE, derived_pmid, medline_pages, parse_term, translation
 
-DEMO_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "corpus.jsonl"
 LINES: list[dict[str, Any]] = [
     {"id": "cats", "type": "article", "title": "Deep learning for cats", "subtitle": "A survey",
      "authors": [{"family": "Smith", "given": "John"}, {"family": "Doe", "given": "Jane Mary"},
@@ -65,53 +61,13 @@ CORPUS = Corpus.from_lines([json.dumps(line) for line in LINES])
 PUBMED = PubMedAdapter()
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-    def xml(self) -> ET.Element:
-        return ET.fromstring(self.body)
-
-
-class Client:
-    def __init__(self, base: str, session: aiohttp.ClientSession) -> None:
-        self.base = base
-        self.session = session
-
-    async def get(self, path: str, params: Mapping[str, str] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Reply:
-        async with self.session.get(self.base + path, params=params, headers=headers) as resp:
-            return Reply(resp.status, resp.headers, await resp.read())
-
+class PubMedClient(Client):
     async def post(self, path: str, data: Mapping[str, str]) -> Reply:
-        async with self.session.post(self.base + path, data=data) as resp:
-            return Reply(resp.status, resp.headers, await resp.read())
+        return await self.send("POST", path, data=data)
 
 
-@asynccontextmanager
-async def serve(corpus: Corpus = CORPUS) -> AsyncIterator[str]:
-    """The stand-in mounted as the world mounts it, on a free loopback port."""
-    root = web.Application()
-    root.add_subapp(f"/{SERVICE.name}", SERVICE.create_app(corpus))
-    runner = web.AppRunner(root, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/{SERVICE.name}"
-    finally:
-        await runner.cleanup()
-
-
-@asynccontextmanager
-async def client(corpus: Corpus = CORPUS) -> AsyncIterator[Client]:
-    async with serve(corpus) as base, aiohttp.ClientSession() as session:
-        yield Client(base, session)
+STAND_IN = StandIn(SERVICE, CORPUS, PubMedClient)
+serve, client = STAND_IN.serve, STAND_IN.client
 
 
 def esearch(term: str, **extra: str) -> dict[str, str]:
@@ -427,14 +383,8 @@ async def test_rate_headers_follow_the_key_and_count_down() -> None:
 
 async def fetch_records(request: HttpRequest | None, base: str) -> list[WorkRecord]:
     """Send an adapter request (and its follow-up) as the engine does; parse the answer."""
-    assert request is not None
     async with AiohttpTransport("citation-verifier/test") as transport:
-        response = await transport.send(base, request)
-        follow = PUBMED.follow_up(request, response)
-        if follow is None:
-            return PUBMED.parse(request, response)
-        assert PUBMED.parse(request, response) == []
-        return PUBMED.parse(follow, await transport.send(base, follow))
+        return await records_of(PUBMED, transport, base, request)
 
 
 @pytest.mark.asyncio
@@ -487,9 +437,8 @@ async def test_the_adapter_reads_retraction_and_collective_authors() -> None:
 
 @pytest.mark.asyncio
 async def test_through_the_world_excess_gets_ncbis_429_per_pool() -> None:
-    async with serve_world(CORPUS, services={SERVICE.name: SERVICE}) as world, \
-            aiohttp.ClientSession() as session:
-        c = Client(world.base_urls["pubmed"], session)
+    async with connect_world(CORPUS, services={SERVICE.name: SERVICE}) as served:
+        world, c = served.world, served.at("pubmed")
         keyless = [await c.get("/esearch.fcgi", esearch("cats")) for _ in range(4)]
         keyed = await c.get("/efetch.fcgi", {"id": "9500320", "api_key": "k"})
     assert [r.status for r in keyless] == [200, 200, 200, 429]
@@ -504,45 +453,14 @@ async def test_through_the_world_excess_gets_ncbis_429_per_pool() -> None:
 
 @pytest.mark.asyncio
 async def test_a_scaled_world_advertises_the_rate_it_enforces() -> None:
-    async with serve_world(CORPUS, services={SERVICE.name: SERVICE}, time_scale=20) as world, \
-            aiohttp.ClientSession() as session:
-        c = Client(world.base_urls["pubmed"], session)
+    async with connect_world(CORPUS, services={SERVICE.name: SERVICE}, time_scale=20) as served:
+        c = served.at("pubmed")
         reply = await c.get("/esearch.fcgi", esearch("cats"))
     assert (reply.headers["X-RateLimit-Limit"], reply.headers["X-RateLimit-Remaining"]) == (
         "60", "59")
 
 
-def demo_in_pubmed() -> Corpus:
-    """The demo corpus with every work also in this service (rendered as-is)."""
-    lines = []
-    for line in DEMO_CORPUS.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            work = json.loads(line)
-            work["sources"] = {**work.get("sources", {}), "pubmed": {}}
-            lines.append(json.dumps(work))
-    return Corpus.from_lines(lines)
-
-
 @pytest.mark.asyncio
 async def test_every_demo_work_is_found_by_the_adapter_from_its_own_metadata() -> None:
-    corpus = demo_in_pubmed()
-    adapter = PubMedAdapter()
-    missed = []
-    async with serve(corpus) as base, AiohttpTransport("citation-verifier/test") as transport:
-        for work in corpus:
-            authors = tuple(Author(family=p.family or "", given=p.given or "",
-                                   literal=p.literal or "") for p in work.authors)
-            cited = Citation(title=work.full_title, authors=authors, year=work.year)
-            by_doi = Citation(identifiers=Identifiers(doi=work.doi))
-            for request in (adapter.search_request(cited, Identity()),
-                            adapter.lookup_request(by_doi, Identity())):
-                if request is None:
-                    continue
-                response = await transport.send(base, request)
-                follow = adapter.follow_up(request, response)
-                if follow is not None:
-                    request, response = follow, await transport.send(base, follow)
-                titles = {r.title.casefold() for r in adapter.parse(request, response)}
-                if work.full_title.casefold() not in titles:
-                    missed.append((work.id, request.path))
+    missed = await demo_works_missed(SERVICE, PubMedAdapter())
     assert missed == []

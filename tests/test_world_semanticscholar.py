@@ -8,29 +8,24 @@ asked for), and the engine's SemanticScholarAdapter is pointed at the stand-in.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import aiohttp
 import orjson
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from recorded import SAMPLES, load_sample
+from world_helpers import Client, Reply, StandIn, connect_world, demo_works_missed, records_of
 
 from adapters.base import Identity
 from adapters.semanticscholar import SemanticScholarAdapter
 from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.transport import AiohttpTransport, HttpRequest
-from verifier.world import Corpus, serve_world
+from verifier.world import Corpus
 from verifier.world.pubmed import pmid_of
 from verifier.world.semanticscholar import SERVICE, corpus_id, paper_id
 
-DEMO_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "corpus.jsonl"
 HEX = "204e3073870fae3d05bcbc2f6a8e263d9b72e776"
 LINES: list[dict[str, Any]] = [
     {"id": "vaswani", "type": "proceedings", "title": "Attention is all you need",
@@ -62,50 +57,13 @@ CORPUS = Corpus.from_lines([json.dumps(line) for line in LINES])
 S2 = SemanticScholarAdapter()
 
 
-@dataclass
-class Reply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return orjson.loads(self.body)
-
-
-class Client:
-    def __init__(self, base: str, session: aiohttp.ClientSession) -> None:
-        self.base = base
-        self.session = session
-
-    async def get(self, path: str, params: Mapping[str, str] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Reply:
-        async with self.session.get(self.base + path, params=params, headers=headers) as resp:
-            return Reply(resp.status, resp.headers, await resp.read())
-
+class S2Client(Client):
     async def post(self, path: str, params: Mapping[str, str], body: Any) -> Reply:
-        async with self.session.post(self.base + path, params=params, json=body) as resp:
-            return Reply(resp.status, resp.headers, await resp.read())
+        return await self.send("POST", path, params=params, json=body)
 
 
-@asynccontextmanager
-async def serve(corpus: Corpus = CORPUS) -> AsyncIterator[str]:
-    """The stand-in mounted as the world mounts it, on a free loopback port."""
-    root = web.Application()
-    root.add_subapp(f"/{SERVICE.name}", SERVICE.create_app(corpus))
-    runner = web.AppRunner(root, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/{SERVICE.name}"
-    finally:
-        await runner.cleanup()
-
-
-@asynccontextmanager
-async def client(corpus: Corpus = CORPUS) -> AsyncIterator[Client]:
-    async with serve(corpus) as base, aiohttp.ClientSession() as session:
-        yield Client(base, session)
+STAND_IN = StandIn(SERVICE, CORPUS, S2Client)
+serve, client = STAND_IN.serve, STAND_IN.client
 
 
 def recorded(name: str) -> Any:
@@ -332,9 +290,8 @@ def test_pools_and_throttled_body() -> None:
 
 
 async def records(request: HttpRequest | None, base: str) -> list[WorkRecord]:
-    assert request is not None
     async with AiohttpTransport("citation-verifier/test") as transport:
-        return S2.parse(request, await transport.send(base, request))
+        return await records_of(S2, transport, base, request)
 
 
 @pytest.mark.asyncio
@@ -373,9 +330,8 @@ async def test_the_adapter_finds_works_by_title_doi_arxiv_and_pmid() -> None:
 
 @pytest.mark.asyncio
 async def test_through_the_world_excess_gets_the_gateways_429() -> None:
-    async with serve_world(CORPUS, services={SERVICE.name: SERVICE}) as world, \
-            aiohttp.ClientSession() as session:
-        c = Client(world.base_urls["semanticscholar"], session)
+    async with connect_world(CORPUS, services={SERVICE.name: SERVICE}) as served:
+        world, c = served.world, served.at("semanticscholar")
         first = await c.get(f"/paper/{HEX}")
         second = await c.get(f"/paper/{HEX}")
         keyed = await c.get(f"/paper/{HEX}", headers={"x-api-key": "k"})
@@ -385,37 +341,7 @@ async def test_through_the_world_excess_gets_the_gateways_429() -> None:
         ("paper", "shared"), ("paper", "shared"), ("paper", "keyed")]
 
 
-def demo_in_semanticscholar() -> Corpus:
-    """The demo corpus with every work also in this service (rendered as-is)."""
-    lines = []
-    for line in DEMO_CORPUS.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            work = json.loads(line)
-            work["sources"] = {**work.get("sources", {}), "semanticscholar": {}}
-            lines.append(json.dumps(work))
-    return Corpus.from_lines(lines)
-
-
 @pytest.mark.asyncio
 async def test_every_demo_work_is_found_by_the_adapter_from_its_own_metadata() -> None:
-    corpus = demo_in_semanticscholar()
-    adapter = SemanticScholarAdapter()
-    missed = []
-    async with serve(corpus) as base, AiohttpTransport("citation-verifier/test") as transport:
-        for work in corpus:
-            authors = tuple(Author(family=p.family or "", given=p.given or "",
-                                   literal=p.literal or "") for p in work.authors)
-            cited = Citation(title=work.full_title, authors=authors, year=work.year)
-            by_doi = Citation(identifiers=Identifiers(doi=work.doi))
-            for request in (adapter.search_request(cited, Identity()),
-                            adapter.lookup_request(by_doi, Identity())):
-                if request is None:
-                    continue
-                response = await transport.send(base, request)
-                follow = adapter.follow_up(request, response)
-                if follow is not None:
-                    request, response = follow, await transport.send(base, follow)
-                titles = {r.title.casefold() for r in adapter.parse(request, response)}
-                if work.full_title.casefold() not in titles:
-                    missed.append((work.id, request.path))
+    missed = await demo_works_missed(SERVICE, SemanticScholarAdapter())
     assert missed == []

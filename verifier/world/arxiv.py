@@ -46,7 +46,7 @@ import base64
 import hashlib
 import math
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -55,7 +55,7 @@ from xml.sax.saxutils import escape
 from aiohttp import web
 
 from .corpus import Corpus, RenderedWork, SourceView, tokens
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "arxiv"
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -631,17 +631,13 @@ class ArxivService:
         return sorted(found, key=key, reverse=order == "descending")
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@web.middleware
-async def _arxiv_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
+def _not_found(request: web.Request, exc: web.HTTPException) -> web.Response:
     """A short HTML 404 for paths other than ``/query``."""
-    try:
-        return await handler(request)
-    except web.HTTPNotFound:
-        return web.Response(status=404, body=b"<html><body><h1>Not Found</h1></body></html>",
-                            headers={"Content-Type": "text/html; charset=utf-8"})
+    return web.Response(status=404, body=b"<html><body><h1>Not Found</h1></body></html>",
+                        headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+_arxiv_frame = framing(_not_found)
 
 
 def create_app(corpus: Corpus) -> web.Application:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
@@ -35,7 +35,7 @@ from multidict import MultiMapping
 
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
 from .limits import clock_of
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "crossref"
 
@@ -555,24 +555,23 @@ class CrossrefService:
         return failures
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+def _unrouted(request: web.Request, exc: web.HTTPException) -> web.Response:
+    """Crossref's not-found body for unknown routes; other HTTP errors as plain text."""
+    if isinstance(exc, web.HTTPNotFound):
+        return not_found()
+    return web.Response(status=exc.status, text=exc.text or exc.reason,
+                        content_type="text/plain")
 
 
-@web.middleware
-async def _crossref_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Crossref's not-found body for unknown routes, and the pool headers on everything."""
-    try:
-        response = await handler(request)
-    except web.HTTPNotFound:
-        response = not_found()
-    except web.HTTPException as exc:
-        response = web.Response(status=exc.status, text=exc.text or exc.reason,
-                                content_type="text/plain")
+def _headers(request: web.Request) -> dict[str, str]:
+    """The common headers and the caller's pool headers, on everything."""
     pool = identify_pool(request.headers, request.query)
-    response.headers.update(_COMMON_HEADERS)
-    response.headers.update(_advertised(POOL_HEADERS[pool], clock_of(request).time_scale))
-    response.headers["x-api-pool"] = pool
-    return response
+    return {**_COMMON_HEADERS,
+            **_advertised(POOL_HEADERS[pool], clock_of(request).time_scale),
+            "x-api-pool": pool}
+
+
+_crossref_frame = framing(_unrouted, catch=(web.HTTPException,), headers=_headers)
 
 
 def _advertised(headers: Mapping[str, str], time_scale: float) -> dict[str, str]:

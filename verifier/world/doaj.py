@@ -49,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -60,7 +60,7 @@ from aiohttp import web
 
 from . import pubmed
 from .corpus import Clause, Corpus, RenderedWork, SourceView, tokens
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "doaj"
 
@@ -656,27 +656,26 @@ def _sort_spec(sort: str | None) -> tuple[Callable[[RenderedWork], Any], bool] |
 
 # ----------------------------------------------------------------------------- app
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@web.middleware
-async def _doaj_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """nginx's bot block, DOAJ's JSON 404 for unknown API paths, Cloudflare's header."""
+def _bot_block(request: web.Request) -> web.Response | None:
+    """nginx's bot block."""
     agent = request.headers.get("User-Agent", "")
     if _BLOCKED_AGENT.search(agent) and not _ALLOWED_AGENT.search(agent):
-        response: web.StreamResponse = web.Response(
-            status=403, body=NGINX_403.encode(), headers={"Content-Type": "text/html"})
-    else:
-        try:
-            response = await handler(request)
-        except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
-            # The path below the API root (the server mounts this app at /doaj).
-            path = request.path.removeprefix(f"/{NAME}").lstrip("/")
-            response = not_found(f"No endpoint at {path}. See {BASE_URL}/api/"
-                                 f"swagger.json for valid paths or read the documentation "
-                                 f"at {BASE_URL}/api/docs.")
-    response.headers["Server"] = "cloudflare"
-    return response
+        return web.Response(status=403, body=NGINX_403.encode(),
+                            headers={"Content-Type": "text/html"})
+    return None
+
+
+def _no_endpoint(request: web.Request, exc: web.HTTPException) -> web.Response:
+    """DOAJ's JSON 404 for unknown API paths."""
+    # The path below the API root (the server mounts this app at /doaj).
+    path = request.path.removeprefix(f"/{NAME}").lstrip("/")
+    return not_found(f"No endpoint at {path}. See {BASE_URL}/api/swagger.json for valid "
+                     f"paths or read the documentation at {BASE_URL}/api/docs.")
+
+
+# nginx's bot block, DOAJ's JSON 404 for unknown API paths, Cloudflare's header.
+_doaj_frame = framing(_no_endpoint, catch=(web.HTTPNotFound, web.HTTPMethodNotAllowed),
+                      refuse=_bot_block, headers={"Server": "cloudflare"})
 
 
 def create_app(corpus: Corpus) -> web.Application:

@@ -43,7 +43,7 @@ import base64
 import hashlib
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote_plus
@@ -53,7 +53,7 @@ from aiohttp import web
 
 from ..identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
 from .corpus import Clause, Corpus, RenderedWork, SourceView, tokens
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "googlebooks"
 API = "https://www.googleapis.com/books/v1"
@@ -644,19 +644,14 @@ def _json(status: int, body: Any) -> web.Response:
                         headers={"Content-Type": "application/json; charset=UTF-8"})
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+def _not_found(request: web.Request, exc: web.HTTPException) -> web.Response:
+    """Google's HTML 404 for unknown paths."""
+    return web.Response(status=404, body=_NOT_FOUND_HTML.encode(),
+                        headers={"Content-Type": "text/html; charset=UTF-8"})
 
 
-@web.middleware
-async def _google_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Google's HTML 404 for unknown paths, and the front end's common headers."""
-    try:
-        response = await handler(request)
-    except web.HTTPNotFound:
-        response = web.Response(status=404, body=_NOT_FOUND_HTML.encode(),
-                                headers={"Content-Type": "text/html; charset=UTF-8"})
-    response.headers.update(_HEADERS)
-    return response
+# The front end's common headers on everything.
+_google_frame = framing(_not_found, headers=_HEADERS)
 
 
 def create_app(corpus: Corpus, *, daily_quota: int = DAILY_QUOTA) -> web.Application:

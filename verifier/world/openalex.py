@@ -37,11 +37,12 @@ import binascii
 import hashlib
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from ..identifiers import strip_doi_prefix
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
@@ -52,7 +53,7 @@ from .limits import (
     retry_after_header,
     whole_world_seconds,
 )
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "openalex"
 
@@ -557,19 +558,9 @@ def _sorted(hits: list[Hit], sort: str) -> list[Hit]:
     return hits  # cited_by_count etc.: every corpus work has the same count
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@web.middleware
-async def _openalex_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """werkzeug's HTML 404 for unknown routes too, and the service's common headers."""
-    try:
-        response = await handler(request)
-    except web.HTTPNotFound:
-        response = not_found()
-    response.headers["Access-Control-Allow-Origin"] = "*"
-    response.headers["Server"] = "gunicorn"
-    return response
+# werkzeug's HTML 404 for unknown routes too, and the service's common headers.
+_openalex_frame = framing(lambda request, exc: not_found(),
+                          headers={"Access-Control-Allow-Origin": "*", "Server": "gunicorn"})
 
 
 # ----------------------------------------------------------------------------- budget

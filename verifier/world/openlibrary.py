@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -46,7 +46,7 @@ from aiohttp import web
 
 from ..identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView, tokens
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "openlibrary"
 SITE = "https://openlibrary.org"
@@ -586,26 +586,20 @@ def _not_found(key: str) -> web.Response:
     return _json(404, {"error": "notfound", "key": key})
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@web.middleware
-async def _openlibrary_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """The User-Agent rules (403 for an app without contact, 429 for blocked agents) and
-    the service's common headers."""
+def _refuse(request: web.Request) -> web.Response | None:
+    """The User-Agent rules: 403 for an app without contact, 429 for blocked agents."""
     agent = request.headers.get("User-Agent", "")
     if refused_agent(agent):
-        response: web.StreamResponse = _nginx(403, "Forbidden")
-    elif any(blocked in agent.lower() for blocked in BLOCKED_AGENTS):
-        response = _nginx(429, "Too Many Requests")
-    else:
-        try:
-            response = await handler(request)
-        except web.HTTPNotFound:
-            response = _nginx(404, "Not Found")
-    response.headers["Server"] = "nginx/1.30.1"
-    response.headers["Access-Control-Allow-Origin"] = "*"
-    return response
+        return _nginx(403, "Forbidden")
+    if any(blocked in agent.lower() for blocked in BLOCKED_AGENTS):
+        return _nginx(429, "Too Many Requests")
+    return None
+
+
+# nginx's 404 for unknown paths, and the service's common headers.
+_openlibrary_frame = framing(
+    lambda request, exc: _nginx(404, "Not Found"), refuse=_refuse,
+    headers={"Server": "nginx/1.30.1", "Access-Control-Allow-Origin": "*"})
 
 
 def create_app(corpus: Corpus) -> web.Application:

@@ -47,7 +47,7 @@ import hashlib
 import re
 import xml.etree.ElementTree as ET
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +57,7 @@ from multidict import MultiDict, MultiDictProxy
 
 from .corpus import Corpus, Person, RenderedWork, SourceView, Work, tokens
 from .limits import WorldClock, clock_of
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "pubmed"
 
@@ -1152,24 +1152,23 @@ async def _params(request: web.Request) -> MultiDictProxy[str]:
 
 # ----------------------------------------------------------------------------- app
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SERVICE_KEY = web.AppKey("pubmed_service", PubMedService)
 
 
-@web.middleware
-async def _pubmed_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """NCBI's rate headers on every response, and its plain 404 for unknown paths."""
-    try:
-        response = await handler(request)
-    except web.HTTPNotFound:
-        response = web.Response(status=404, text="<html><body><h1>404 Not Found</h1>"
-                                "</body></html>", content_type="text/html")
+def _not_found(request: web.Request, exc: web.HTTPException) -> web.Response:
+    """NCBI's plain 404 for unknown paths."""
+    return web.Response(status=404, text="<html><body><h1>404 Not Found</h1></body></html>",
+                        content_type="text/html")
+
+
+def _headers(request: web.Request) -> dict[str, str]:
+    """NCBI's rate headers, on every response."""
     pool = identify_pool(request)
     limit, remaining = request.app[SERVICE_KEY].remaining(pool, clock_of(request))
-    response.headers.update(_COMMON_HEADERS)
-    response.headers["X-RateLimit-Limit"] = limit
-    response.headers["X-RateLimit-Remaining"] = remaining
-    return response
+    return {**_COMMON_HEADERS, "X-RateLimit-Limit": limit, "X-RateLimit-Remaining": remaining}
+
+
+_pubmed_frame = framing(_not_found, headers=_headers)
 
 
 def create_app(corpus: Corpus) -> web.Application:

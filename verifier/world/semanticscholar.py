@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 from urllib.parse import unquote
@@ -54,7 +54,7 @@ from aiohttp import web
 from ..identifiers import strip_doi_prefix
 from . import pubmed
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView, tokens
-from .service import Limit, ServiceSpec
+from .service import Limit, ServiceSpec, framing
 
 NAME = "semanticscholar"
 
@@ -417,6 +417,13 @@ def _filters(params: Mapping[str, str]) -> Callable[[RenderedWork], bool]:
     return lambda rec: all(test(rec) for test in tests)
 
 
+def _required_query(params: Mapping[str, str]) -> str:
+    query = params.get("query", "")
+    if not query.strip():
+        raise ApiError("Missing required parameter: 'query'")
+    return query
+
+
 def _integer(params: Mapping[str, str], name: str, default: int) -> int:
     raw = params.get(name)
     if raw is None or not raw.strip():
@@ -531,9 +538,7 @@ class SemanticScholarService:
         params = request.query
         try:
             fields = parse_fields(params.get("fields"))
-            query = params.get("query", "")
-            if not query.strip():
-                raise ApiError("Missing required parameter: 'query'")
+            query = _required_query(params)
             where = _filters(params)
         except ApiError as exc:
             return _error(exc.message, exc.status)
@@ -555,9 +560,7 @@ class SemanticScholarService:
         params = request.query
         try:
             fields = parse_fields(params.get("fields"))
-            query = params.get("query", "")
-            if not query.strip():
-                raise ApiError("Missing required parameter: 'query'")
+            query = _required_query(params)
             offset = _integer(params, "offset", 0)
             limit = _integer(params, "limit", MAX_LIMIT)
             if limit > MAX_LIMIT:
@@ -613,28 +616,25 @@ def _path_id(request: web.Request) -> str:
 
 # ----------------------------------------------------------------------------- app
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@web.middleware
-async def _s2_frame(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """The gateway's answers (bad key, unknown route) and its common headers."""
+def _bad_key(request: web.Request) -> web.Response | None:
+    """The gateway's answer to a blank API key."""
     if "x-api-key" in request.headers and not request.headers["x-api-key"].strip():
-        response: web.StreamResponse = web.Response(
-            status=403, body=b'{"message":"Forbidden"}',
-            headers={"Content-Type": "application/json",
-                     "x-amzn-ErrorType": "ForbiddenException"})
-    else:
-        try:
-            response = await handler(request)
-        except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
-            # API Gateway's answer for a route it does not define (not S2's own 404).
-            response = web.Response(status=403, body=b'{"message":"Missing Authentication '
-                                    b'Token"}', headers={"Content-Type": "application/json",
-                                                         "x-amzn-ErrorType":
-                                                         "MissingAuthenticationTokenException"})
-    response.headers.update(_COMMON_HEADERS)
-    return response
+        return web.Response(status=403, body=b'{"message":"Forbidden"}',
+                            headers={"Content-Type": "application/json",
+                                     "x-amzn-ErrorType": "ForbiddenException"})
+    return None
+
+
+def _undefined_route(request: web.Request, exc: web.HTTPException) -> web.Response:
+    """API Gateway's answer for a route it does not define (not S2's own 404)."""
+    return web.Response(status=403, body=b'{"message":"Missing Authentication Token"}',
+                        headers={"Content-Type": "application/json",
+                                 "x-amzn-ErrorType": "MissingAuthenticationTokenException"})
+
+
+# The gateway's answers (bad key, unknown route) and its common headers.
+_s2_frame = framing(_undefined_route, catch=(web.HTTPNotFound, web.HTTPMethodNotAllowed),
+                    refuse=_bad_key, headers=_COMMON_HEADERS)
 
 
 def create_app(corpus: Corpus) -> web.Application:

@@ -17,6 +17,9 @@ questions:
 
 The limits are the published ones (``shared/docs/apis.md``); a world ``time_scale``
 speeds every one of them up equally.
+
+Each service's application also puts :func:`framing` outermost: the service's own answer
+for a path none of its routes serves, its gateway's refusals, and its common headers.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from .corpus import Corpus
 
@@ -62,3 +66,34 @@ class ServiceSpec:
         name = self.request_class(request)
         limit = classes.get(name) or next(iter(classes.values()))
         return pool, name, limit
+
+
+def framing(
+    unrouted: Callable[[web.Request, web.HTTPException], web.StreamResponse],
+    *,
+    catch: tuple[type[web.HTTPException], ...] = (web.HTTPNotFound,),
+    headers: Mapping[str, str] | Callable[[web.Request], Mapping[str, str]] | None = None,
+    refuse: Callable[[web.Request], web.StreamResponse | None] | None = None,
+) -> Middleware:
+    """A service application's outermost middleware.
+
+    ``refuse(request)``: the service's refusal before any route runs (a blocked agent, a
+    bad key), or None to serve the request. ``unrouted(request, exc)``: the service's own
+    answer in place of aiohttp's for an ``exc`` of a type in ``catch`` (by default only
+    ``HTTPNotFound``: a path no route serves). ``headers``: set on every answer (its
+    values replace the handler's), or computed per request once the answer is ready.
+    """
+
+    @web.middleware
+    async def frame(request: web.Request, handler: Handler) -> web.StreamResponse:
+        response = refuse(request) if refuse is not None else None
+        if response is None:
+            try:
+                response = await handler(request)
+            except catch as exc:
+                response = unrouted(request, exc)
+        if headers is not None:
+            response.headers.update(headers(request) if callable(headers) else headers)
+        return response
+
+    return frame
