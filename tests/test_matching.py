@@ -410,3 +410,35 @@ def test_a_near_title_by_the_same_author_needs_the_reference_to_back_it_up() -> 
     assert score_record(cited, replace(other_paper, container="Survival")).is_match
     exact = replace(other_paper, title="The Future of Drone Warfare")
     assert score_record(cited, exact).is_match  # an exact title needs no support
+
+
+@pytest.mark.parametrize(
+    ("source", "sample"),
+    [("crossref", "works_doi.json"), ("openalex", "works_doi.json"),
+     ("openalex", "works_title_search_single.json")],
+)
+def test_a_recorded_record_matches_its_own_apa_citation_and_not_a_fabricated_twin(
+    source: str, sample: str
+) -> None:
+    """Pairs built from real recorded responses: the record against an APA citation of
+    itself (matches, whatever the casing and markup), against the same title by other
+    authors (does not, and is flagged), and against a shifted year (still matches)."""
+    from recorded import load_sample
+
+    from adapters import adapter_for
+    from verifier.transport import HttpRequest
+
+    adapter = adapter_for(source)
+    path = "/works/x" if sample == "works_doi.json" else "/works"
+    record = adapter.parse(HttpRequest(path=path), load_sample(source, sample))[0]
+    names = ", ".join(f"{a.family}, {a.given[:1]}." for a in record.authors[:3] if a.family)
+    apa = f"{names} ({record.year}). {record.title.upper()}. {record.container}."
+    cited = parse_citation(apa)
+    assert score_record(cited, record).is_match
+    twin = replace(cited, authors=(Author(family="Invented", given="A."),
+                                   Author(family="Madeup", given="B.")))
+    twin_scores = score_record(twin, record)
+    assert not twin_scores.is_match and is_title_by_other_authors(twin_scores, twin, record)
+    shifted = replace(cited, year=(record.year or 2000) + 1)
+    scores = score_record(shifted, record)
+    assert scores.is_match and scores.year_delta == -1
