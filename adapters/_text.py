@@ -16,7 +16,7 @@ import orjson
 
 from verifier.errors import MalformedResponse
 from verifier.identifiers import strip_doi_prefix
-from verifier.models import Author
+from verifier.models import Author, Citation
 from verifier.normalize import PARTICLES, strip_markup
 from verifier.transport import HttpResponse
 
@@ -113,3 +113,32 @@ def string_tuple(value: object) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
+
+
+def first_author_name(citation: Citation) -> str:
+    """The first cited author's family name (or organisation name), or "": what a
+    search restricted to an author sends."""
+    for author in citation.authors:
+        name = " ".join((author.family or author.literal).split())
+        if name:
+            return name
+    return ""
+
+
+def names_from_list(value: object) -> tuple[Author, ...]:
+    """Authors from a JSON list of display names ("Herman Melville")."""
+    if not isinstance(value, list):
+        return ()
+    authors = [split_person_name(clean_text(name)) for name in value]
+    return tuple(a for a in authors if a is not None)
+
+
+def join_title(title: object, subtitle: object, fallback: object = None) -> str:
+    """A record's title with its subtitle as "Title: Subtitle" (once; a subtitle the
+    title already holds is not added twice); ``fallback`` when there is no title."""
+    main, sub = clean_text(title), clean_text(subtitle)
+    if not main:
+        return clean_text(fallback) or sub
+    if not sub or sub.lower() in main.lower():
+        return main
+    return f"{main} {sub}" if main[-1] in ":?!." else f"{main}: {sub}"

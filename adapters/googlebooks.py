@@ -8,18 +8,24 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
-from verifier.identifiers import isbn_is_valid
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.identifiers import normalize_isbn, valid_isbns
+from verifier.models import Citation, Identifiers, WorkRecord, WorkType
 from verifier.transport import HttpRequest, HttpResponse
 
-from ._text import clean_text, json_body, json_object, split_person_name
+from ._text import (
+    clean_text,
+    first_author_name,
+    join_title,
+    json_body,
+    json_object,
+    names_from_list,
+)
 from .base import Identity, SourceAdapter
 
 _TERM = re.compile(r'\w+:"[^"]*"|\S+')
 """One term of a Google Books query: a field with a quoted phrase, or a bare word."""
 _MAX_RESULTS = "5"
 _ISBN_QUERY = "isbn:"
-_ISBN_LABEL = re.compile(r"^\s*ISBN(?:-1[03])?:?", re.I)
 _YEAR = re.compile(r"^\s*(\d{4})")
 # Where a cited title's subtitle starts: a colon, a spaced dash, or after "?"/"!".
 _SUBTITLE_BREAK = re.compile(r"\s*:\s+|\s+[—–]\s+|(?<=[?!])\s+")
@@ -51,7 +57,7 @@ class GoogleBooksAdapter(SourceAdapter):
     name = "googlebooks"
 
     def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
-        isbn = next(iter(_valid_isbns(citation.identifiers.isbn)), None)
+        isbn = next(iter(valid_isbns(citation.identifiers.isbn)), None)
         if isbn is None:
             return None
         return HttpRequest(
@@ -65,7 +71,7 @@ class GoogleBooksAdapter(SourceAdapter):
         title = " ".join(citation.title.translate(_PHRASE_UNSAFE).split())
         if not title:
             return None
-        author = _first_author_name(citation)
+        author = _author_phrase(citation)
         main, subtitle_words = _split_subtitle(title)
         terms = [f'intitle:"{main}"']
         if author:
@@ -119,7 +125,8 @@ class GoogleBooksAdapter(SourceAdapter):
         wanted = _queried_isbn(request)
         if wanted is None:
             return records
-        return [r for r in records if wanted in {_isbn13(i) for i in r.identifiers.isbn}]
+        return [r for r in records
+                if wanted in {normalize_isbn(i) or i for i in r.identifiers.isbn}]
 
     def _record(self, volume: object) -> WorkRecord:
         if not isinstance(volume, dict):
@@ -134,8 +141,8 @@ class GoogleBooksAdapter(SourceAdapter):
             source=self.name,
             source_id=volume_id,
             url=_volume_url(volume_id, info),
-            title=_title(info.get("title"), info.get("subtitle")),
-            authors=_split_names(info.get("authors")),
+            title=join_title(info.get("title"), info.get("subtitle")),
+            authors=names_from_list(info.get("authors")),
             year=_year(info.get("publishedDate")),
             publisher=clean_text(info.get("publisher")),
             type=_TYPES.get(print_type, WorkType.BOOK),
@@ -167,32 +174,8 @@ def _error_detail(response: HttpResponse) -> str:
     return f" ({message}{reason})" if message else f" ({', '.join(reasons)})"
 
 
-def _normalized_isbn(value: str) -> str | None:
-    isbn = re.sub(r"[\s-]", "", _ISBN_LABEL.sub("", value)).upper()
-    return isbn if isbn_is_valid(isbn) else None
 
 
-def _valid_isbns(values: tuple[str, ...]) -> list[str]:
-    """The cited ISBNs with a correct check digit, as digits, without repeats."""
-    found: list[str] = []
-    for value in values:
-        isbn = _normalized_isbn(value)
-        if isbn is not None and isbn not in found:
-            found.append(isbn)
-    return found
-
-
-def _isbn13(isbn: str) -> str:
-    """An ISBN as ISBN-13 (an ISBN-10 gains the 978 prefix and a new check digit);
-    anything that is not a valid ISBN comes back as its bare digits."""
-    normalized = _normalized_isbn(isbn)
-    if normalized is None:
-        return re.sub(r"[\s-]", "", isbn).upper()
-    if len(normalized) == 13:
-        return normalized
-    core = "978" + normalized[:9]
-    total = sum((3 if i % 2 else 1) * int(c) for i, c in enumerate(core))
-    return core + str(-total % 10)
 
 
 def _queried_isbn(request: HttpRequest) -> str | None:
@@ -200,16 +183,13 @@ def _queried_isbn(request: HttpRequest) -> str | None:
     query = dict(request.params).get("q", "").strip()
     if not query.lower().startswith(_ISBN_QUERY):
         return None
-    return _isbn13(query[len(_ISBN_QUERY) :])
+    raw = query[len(_ISBN_QUERY) :]
+    return normalize_isbn(raw) or raw
 
 
-def _first_author_name(citation: Citation) -> str:
-    """The first cited author's family name (or organisation name), or ""."""
-    for author in citation.authors:
-        name = " ".join((author.family or author.literal).translate(_PHRASE_UNSAFE).split())
-        if name:
-            return name
-    return ""
+def _author_phrase(citation: Citation) -> str:
+    """The first cited author's name, safe inside a quoted ``inauthor:`` phrase."""
+    return " ".join(first_author_name(citation).translate(_PHRASE_UNSAFE).split())
 
 
 def _split_subtitle(title: str) -> tuple[str, str]:
@@ -221,21 +201,8 @@ def _split_subtitle(title: str) -> tuple[str, str]:
     return title, ""
 
 
-def _split_names(value: object) -> tuple[Author, ...]:
-    """Authors from a list of display names ("Herman Melville")."""
-    if not isinstance(value, list):
-        return ()
-    authors = [split_person_name(clean_text(name)) for name in value]
-    return tuple(a for a in authors if a is not None)
 
 
-def _title(title: object, subtitle: object) -> str:
-    main, sub = clean_text(title), clean_text(subtitle)
-    if not main:
-        return sub
-    if not sub or sub.lower() in main.lower():
-        return main
-    return f"{main} {sub}" if main[-1] in ":?!." else f"{main}: {sub}"
 
 
 def _identifiers(value: object) -> tuple[tuple[str, ...], tuple[str, ...]]:

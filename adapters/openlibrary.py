@@ -6,11 +6,20 @@ import re
 from typing import Any
 
 from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
-from verifier.identifiers import isbn_is_valid
+from verifier.identifiers import valid_isbns
 from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.transport import HttpRequest, HttpResponse
 
-from ._text import clean_text, json_body, json_object, split_person_name, string_tuple
+from ._text import (
+    clean_text,
+    first_author_name,
+    join_title,
+    json_body,
+    json_object,
+    names_from_list,
+    split_person_name,
+    string_tuple,
+)
 from .base import Identity, SourceAdapter
 
 _SITE = "https://openlibrary.org"
@@ -25,7 +34,6 @@ _LOOKUP_ISBNS = 3
 _RECORD_ISBNS = 10
 """ISBNs kept from a search doc: a work lists every edition's, sometimes hundreds."""
 
-_ISBN_LABEL = re.compile(r"^\s*ISBN(?:-1[03])?:?", re.I)
 _YEAR = re.compile(r"(?<!\d)(1[4-9]\d\d|20\d\d)(?!\d)")
 # Where a cited title's subtitle starts: a colon, a spaced dash, or after "?"/"!".
 _SUBTITLE_BREAK = re.compile(r"\s*:\s+|\s+[—–]\s+|(?<=[?!])\s+")
@@ -52,7 +60,7 @@ class OpenLibraryAdapter(SourceAdapter):
     name = "openlibrary"
 
     def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
-        isbns = _valid_isbns(citation.identifiers.isbn)[:_LOOKUP_ISBNS]
+        isbns = valid_isbns(citation.identifiers.isbn)[:_LOOKUP_ISBNS]
         if not isbns:
             return None
         return HttpRequest(
@@ -66,7 +74,7 @@ class OpenLibraryAdapter(SourceAdapter):
         )
 
     def search_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
-        author = _first_author_name(citation)
+        author = first_author_name(citation)
         title = _search_title(citation.title, with_subtitle=not author)
         if not title:
             return None
@@ -140,7 +148,7 @@ class OpenLibraryAdapter(SourceAdapter):
             source=self.name,
             source_id=key,
             url=url if url.startswith("http") else _SITE + key,
-            title=_title(entry.get("title"), entry.get("subtitle"), entry.get("full_title")),
+            title=join_title(entry.get("title"), entry.get("subtitle"), entry.get("full_title")),
             authors=_named_authors(entry.get("authors")),
             year=_year_in(entry.get("publish_date")),
             publisher=clean_text(json_object(first_publisher).get("name")),
@@ -158,8 +166,8 @@ class OpenLibraryAdapter(SourceAdapter):
             source=self.name,
             source_id=key,
             url=_SITE + key,
-            title=_title(doc.get("title"), doc.get("subtitle")),
-            authors=_split_names(doc.get("author_name")),
+            title=join_title(doc.get("title"), doc.get("subtitle")),
+            authors=names_from_list(doc.get("author_name")),
             year=_work_year(doc),
             publisher=clean_text(_first_string(doc.get("publisher"))),
             type=WorkType.BOOK,
@@ -174,7 +182,9 @@ class OpenLibraryAdapter(SourceAdapter):
             source=self.name,
             source_id=key,
             url=_SITE + key,
-            title=_title(edition.get("title"), edition.get("subtitle"), edition.get("full_title")),
+            title=join_title(
+                edition.get("title"), edition.get("subtitle"), edition.get("full_title")
+            ),
             year=_year_in(edition.get("publish_date")),
             publisher=clean_text(_first_string(edition.get("publishers"))),
             type=WorkType.BOOK,
@@ -190,14 +200,6 @@ def _status_hint(status: int) -> str:
     return ""
 
 
-def _valid_isbns(values: tuple[str, ...]) -> list[str]:
-    """The cited ISBNs with a correct check digit, as digits, without repeats."""
-    found: list[str] = []
-    for value in values:
-        isbn = re.sub(r"[\s-]", "", _ISBN_LABEL.sub("", value)).upper()
-        if isbn_is_valid(isbn) and isbn not in found:
-            found.append(isbn)
-    return found
 
 
 def _with_bibkey_isbn(bibkey: str, ids: dict[str, Any]) -> tuple[str, ...]:
@@ -211,13 +213,6 @@ def _with_bibkey_isbn(bibkey: str, ids: dict[str, Any]) -> tuple[str, ...]:
     return (isbn, *listed)
 
 
-def _first_author_name(citation: Citation) -> str:
-    """The first cited author's family name (or organisation name), or ""."""
-    for author in citation.authors:
-        name = " ".join((author.family or author.literal).split())
-        if name:
-            return name
-    return ""
 
 
 def _search_title(title: str, *, with_subtitle: bool) -> str:
@@ -227,21 +222,8 @@ def _search_title(title: str, *, with_subtitle: bool) -> str:
     return _SUBTITLE_BREAK.split(title, maxsplit=1)[0].strip() or title
 
 
-def _split_names(value: object) -> tuple[Author, ...]:
-    """Authors from a list of display names ("Herman Melville")."""
-    if not isinstance(value, list):
-        return ()
-    authors = [split_person_name(clean_text(name)) for name in value]
-    return tuple(a for a in authors if a is not None)
 
 
-def _title(title: object, subtitle: object, full_title: object = None) -> str:
-    main, sub = clean_text(title), clean_text(subtitle)
-    if not main:
-        return clean_text(full_title) or sub
-    if not sub or sub.lower() in main.lower():
-        return main
-    return f"{main} {sub}" if main[-1] in ":?!." else f"{main}: {sub}"
 
 
 def _named_authors(value: object) -> tuple[Author, ...]:

@@ -361,3 +361,10 @@ def test_find_identifiers_fills_every_kind() -> None:
     assert ids.arxiv == "2101.00001"
     assert ids.isbn == ("9780306406157",)
     assert ids.url == "https://www.nature.com/articles/s41598-023-41032-5"
+
+
+def test_valid_isbns_keeps_the_valid_ones_in_order_without_repeats() -> None:
+    from verifier.identifiers import valid_isbns
+
+    assert valid_isbns(["ISBN 0-306-40615-2", "978-0-306-40615-7", "0306406152",
+                        "0-306-40615-3", "not an isbn"]) == ["0306406152", "9780306406157"]

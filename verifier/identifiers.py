@@ -17,6 +17,7 @@ What counts as found, so that ordinary numbers are not taken for identifiers:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote
 
 from .models import Identifiers
@@ -246,6 +247,17 @@ def isbn13_to_10(isbn13: str) -> str | None:
     if len(digits) != 13 or not digits.startswith("978") or not isbn_is_valid(digits):
         return None
     return digits[3:12] + _isbn10_check(digits[3:12])
+
+
+def valid_isbns(values: Iterable[str]) -> list[str]:
+    """The valid ISBNs among ``values`` as bare digits (labels, hyphens and spaces
+    removed, each form kept as given), in order, without repeats."""
+    found: list[str] = []
+    for value in values:
+        digits = _isbn_digits(value)
+        if isbn_is_valid(digits) and digits not in found:
+            found.append(digits)
+    return found
 
 
 def normalize_isbn(s: str) -> str | None:
