@@ -33,7 +33,6 @@ from unidecode import unidecode
 from .discrepancies import (
     APA_MAX_AUTHORS,
     PageRange,
-    agreeing_records,
     initials_display,
     pages_agree,
     parse_pages,
@@ -41,6 +40,7 @@ from .discrepancies import (
 )
 from .models import Author, Citation, Correction, Identifiers, SourceResult, WorkRecord, WorkType
 from .normalize import normalize_title, strip_markup
+from .verdict import agreeing_records
 
 # ---------------------------------------------------------------------------------------
 # Completing the best record from the others

@@ -45,7 +45,7 @@ from .identifiers import find_arxiv, normalize_doi
 from .matching import author_overlap
 from .models import Author, Citation, Discrepancy, SourceResult, WorkRecord, WorkType
 from .normalize import family_variants, normalize_title, split_title, strip_markup
-from .verdict import AUTHORITY
+from .verdict import agreeing_records, authority_rank
 
 _V = TypeVar("_V")
 
@@ -357,10 +357,6 @@ def _dois_agree(cited: str, found: str) -> bool:
 # Consensus among the agreeing sources
 
 
-def _rank(source: str) -> int:
-    return AUTHORITY.index(source) if source in AUTHORITY else len(AUTHORITY)
-
-
 def consensus(
     values: Sequence[tuple[str, _V]],
     same: Callable[[_V, _V], bool],
@@ -374,7 +370,7 @@ def consensus(
     value (ties again to authority). Sources are listed most authoritative first.
     """
     groups: list[list[tuple[str, _V]]] = []
-    for source, value in sorted(values, key=lambda pair: _rank(pair[0])):
+    for source, value in sorted(values, key=lambda pair: authority_rank(pair[0])):
         group = next((g for g in groups if same(g[0][1], value)), None)
         if group is None:
             groups.append([(source, value)])
@@ -382,10 +378,10 @@ def consensus(
             group.append((source, value))
     if not groups:
         return None
-    best = max(groups, key=lambda g: (len(g), -_rank(g[0][0])))
+    best = max(groups, key=lambda g: (len(g), -authority_rank(g[0][0])))
     shown = best[0][1]
     if fullness is not None:
-        shown = max(best, key=lambda pair: (fullness(pair[1]), -_rank(pair[0])))[1]
+        shown = max(best, key=lambda pair: (fullness(pair[1]), -authority_rank(pair[0])))[1]
     return shown, tuple(source for source, _ in best)
 
 
@@ -469,16 +465,6 @@ def _authors_discrepancy(
         found=render_authors(agreed[0]),
         sources=agreed[1],
     )
-
-
-def agreeing_records(
-    results: Mapping[str, SourceResult], agreeing: Sequence[str]
-) -> list[tuple[str, WorkRecord]]:
-    """(source, record) of each agreeing source that has a record, most authoritative
-    first."""
-    sourced = [(s, results[s].record) for s in agreeing if s in results]
-    present = [(s, r) for s, r in sourced if r is not None]
-    return sorted(present, key=lambda pair: _rank(pair[0]))
 
 
 def discrepancies(

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .models import (
@@ -120,11 +120,23 @@ def retraction_status(results: Mapping[str, SourceResult], agreeing: tuple[str, 
     return Retraction.UNKNOWN
 
 
+def agreeing_records(
+    results: Mapping[str, SourceResult], agreeing: Sequence[str]
+) -> list[tuple[str, WorkRecord]]:
+    """(source, record) of each agreeing source that has a record, most authoritative
+    (:data:`AUTHORITY`) first."""
+    present = [(s, r) for s in agreeing if s in results and (r := results[s].record)]
+    return sorted(present, key=lambda pair: authority_rank(pair[0]))
+
+
+def authority_rank(source: str) -> int:
+    """Position of ``source`` in :data:`AUTHORITY` (unknown sources last)."""
+    return AUTHORITY.index(source) if source in AUTHORITY else len(AUTHORITY)
+
+
 def corrected_record(
     results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
 ) -> WorkRecord | None:
-    for source in sorted(agreeing, key=lambda s: AUTHORITY.index(s) if s in AUTHORITY else 99):
-        record = results[source].record
-        if record is not None:
-            return record
-    return None
+    """The most authoritative agreeing source's record, or None."""
+    sourced = agreeing_records(results, agreeing)
+    return sourced[0][1] if sourced else None
