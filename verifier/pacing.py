@@ -220,9 +220,6 @@ class SourceGate:
         """The policy class a request of ``request_class`` is paced under."""
         return request_class if request_class in self._limiters else next(iter(self._limiters))
 
-    def rate_of(self, request_class: str) -> RateClass:
-        return self._rates.get(request_class) or next(iter(self._rates.values()))
-
     def __repr__(self) -> str:
         return (
             f"<SourceGate {self.name} {self._source_limit!r} "

@@ -121,10 +121,6 @@ class SourcePlan:
     """Searches run only when the steps found the work in some source but too few agree:
     where else a second witness may be, never spent on a citation nobody found."""
 
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(step.source for step in self.steps))
-
 
 def is_biomedical(citation: Citation) -> bool:
     """The citation looks biomedical or life-science (PubMed is worth asking)."""

@@ -87,12 +87,6 @@ def independent_groups(
     return [tuple(g) for g in groups.values()]
 
 
-def agreement_reached(
-    results: Mapping[str, SourceResult], independence: str = "distinct"
-) -> bool:
-    return len(independent_groups(results, independence)) >= AGREEMENT
-
-
 def decide(results: Mapping[str, SourceResult], independence: str = "distinct") -> Verdict:
     agreeing = matching_sources(results)
     witnesses = len(independent_groups(results, independence))
