@@ -14,11 +14,11 @@ from urllib.parse import quote
 
 import orjson
 
+from verifier.citations.models import Author, Citation
+from verifier.citations.normalize import PARTICLES, strip_markup
 from verifier.errors import MalformedResponse
+from verifier.http.transport import HttpResponse
 from verifier.identifiers import strip_doi_prefix
-from verifier.models import Author, Citation
-from verifier.normalize import PARTICLES, strip_markup
-from verifier.transport import HttpResponse
 
 _RETRACTED_PREFIX = re.compile(r"^\s*retracted(?:\s+article)?\s*:\s*", re.I)
 _NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})

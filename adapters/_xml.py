@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 from verifier.errors import MalformedResponse
-from verifier.transport import HttpResponse
+from verifier.http.transport import HttpResponse
 
 from ._text import clean_text
 

@@ -6,10 +6,10 @@ import re
 import unicodedata
 import xml.etree.ElementTree as ET
 
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, RateLimited, UnexpectedStatus
+from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import find_arxiv
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
 
 from ._text import bare_doi, split_person_name
 from ._xml import child, children, local_name, raw_text, xml_root

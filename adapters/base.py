@@ -26,8 +26,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
-from verifier.models import Citation, WorkRecord
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.citations.models import Citation, WorkRecord
+from verifier.http.transport import HttpRequest, HttpResponse
 
 
 @dataclass(frozen=True, slots=True)

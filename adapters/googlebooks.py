@@ -7,10 +7,10 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from verifier.citations.models import Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
+from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import normalize_isbn, valid_isbns
-from verifier.models import Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
 
 from ._text import (
     clean_text,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
+from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import valid_isbns
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
 
 from ._text import (
     clean_text,

@@ -7,9 +7,9 @@ import unicodedata
 from typing import Any
 from urllib.parse import quote
 
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 from ._text import (
     bare_doi,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from verifier.engine import Verifier
-from verifier.models import CitationInput, Report
-from verifier.parse import parse_citation
-from verifier.planner import PlanStep, SourcePlan, StepKind
+from verifier.citations.checker import Verifier
+from verifier.citations.models import CitationInput, Report
+from verifier.citations.parsing import parse_citation
+from verifier.citations.planner import PlanStep, SourcePlan, StepKind
 
 
 class NaiveVerifier(Verifier):

@@ -63,8 +63,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from verifier.models import Author, Citation, WorkType  # noqa: E402
-from verifier.parse import parse_citation  # noqa: E402
+from verifier.citations.models import Author, Citation, WorkType  # noqa: E402
+from verifier.citations.parsing import parse_citation  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 DATASETS = ("anystyle_dev", "grobid_dev", "hallmark_ww")

@@ -26,8 +26,8 @@ from typing import Any
 import orjson
 from walters_wilder import DEFAULT_DATA, engine_settings, read_citations, world_corpus
 
-from verifier.engine import Verifier
-from verifier.models import CitationInput
+from verifier.citations.checker import Verifier
+from verifier.citations.models import CitationInput
 from verifier.world.server import serve_world
 
 

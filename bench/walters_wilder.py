@@ -45,9 +45,9 @@ from scoring import (
 )
 from ww_world import build_world, write_world
 
-from verifier.engine import Verifier
-from verifier.models import CitationInput, Report, Status
-from verifier.policy import PolicyTable
+from verifier.citations.checker import Verifier
+from verifier.citations.models import CitationInput, Report, Status
+from verifier.http.policy import PolicyTable
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
 from verifier.world.server import serve_world
 

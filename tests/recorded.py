@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.transport import HttpResponse
+from verifier.http.transport import HttpResponse
 
 SAMPLES = Path(
     os.environ.get("VERIFIER_API_SAMPLES")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.policy import RateClass, SourcePolicy
+from verifier.http.policy import RateClass, SourcePolicy
 
 CITATION = (
     "Smith, J., & Doe, A. (2019). Deep learning for citation checks. "

@@ -13,9 +13,9 @@ from recorded import SAMPLES, load_sample
 
 from adapters.arxiv import ArxivAdapter
 from adapters.base import Identity
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, RateLimited, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 ADAPTER = ArxivAdapter()
 BASE = "https://export.arxiv.org/api"

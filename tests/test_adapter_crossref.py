@@ -15,9 +15,9 @@ from recorded import SAMPLES, load_sample
 
 from adapters import ADAPTERS, CrossrefAdapter, OpenAlexAdapter, adapter_for
 from adapters.base import Identity
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 ADAPTER = CrossrefAdapter()
 POLITE = Identity(mailto="you@example.org")

@@ -19,9 +19,9 @@ from recorded import SAMPLES, load_sample
 
 from adapters.base import Identity
 from adapters.doaj import DoajAdapter
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 ADAPTER = DoajAdapter()
 BASE = "https://doaj.org/api"

@@ -16,9 +16,9 @@ from recorded import SAMPLES, load_sample
 from adapters import OpenAlexAdapter
 from adapters._text import split_person_name
 from adapters.base import Identity
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 ADAPTER = OpenAlexAdapter()
 KEYED = Identity(mailto="you@example.org", api_key="oa-secret")

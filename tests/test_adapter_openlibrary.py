@@ -16,9 +16,9 @@ from recorded import SAMPLES, load_sample
 
 from adapters.base import Identity
 from adapters.openlibrary import OpenLibraryAdapter
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 ADAPTER = OpenLibraryAdapter()
 BASE = "https://openlibrary.org"

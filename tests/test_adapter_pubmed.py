@@ -16,9 +16,9 @@ from recorded import SAMPLES, load_sample
 
 from adapters.base import Identity, RateHint
 from adapters.pubmed import PubMedAdapter
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, RateLimited, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 ADAPTER = PubMedAdapter()
 BASE = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"

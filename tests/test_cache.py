@@ -13,14 +13,14 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from verifier.cache import (
+from verifier.errors import ConfigError
+from verifier.http.cache import (
     CACHE_FORMAT_VERSION,
     ResponseCache,
     decode_response,
     encode_response,
 )
-from verifier.errors import ConfigError
-from verifier.transport import HttpRequest, HttpResponse
+from verifier.http.transport import HttpRequest, HttpResponse
 
 DAY = 86_400.0
 KEY = HttpRequest("/works/10.1000/xyz", (("mailto", "x"),)).cache_key()

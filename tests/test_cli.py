@@ -16,7 +16,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from verifier.cli import (
+from verifier.citations.inputs import citation_id, count_citations, read_citations
+from verifier.citations.models import CitationInput, Status
+from verifier.cli.main import (
     DEMO_DIR,
     EXIT_CODES_HELP,
     build_parser,
@@ -25,9 +27,7 @@ from verifier.cli import (
     exit_code,
     main,
 )
-from verifier.inputs import citation_id, count_citations, read_citations
-from verifier.models import CitationInput, Status
-from verifier.output import REPORT_KEYS, Tally, scan_output
+from verifier.cli.output import REPORT_KEYS, Tally, scan_output
 from verifier.settings import KEY_ENV_VARS, SOURCE_NAMES, Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

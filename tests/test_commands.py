@@ -8,7 +8,7 @@ import sys
 import orjson
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
 
 
 def test_sources_lists_every_source_with_its_pool_and_limits(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from verifier.corrections import (
+from verifier.citations.corrections import (
     apa_authors,
     apa_reference,
     bibtex_entry,
@@ -20,7 +20,7 @@ from verifier.corrections import (
     merge_records,
     work_kind,
 )
-from verifier.models import (
+from verifier.citations.models import (
     Author,
     Citation,
     Identifiers,

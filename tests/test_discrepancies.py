@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.discrepancies import (
+from verifier.citations.discrepancies import (
     authors_agree,
     consensus,
     containers_agree,
@@ -20,8 +20,8 @@ from verifier.discrepancies import (
     parse_pages,
     publishers_agree,
 )
-from verifier.matching import score_record
-from verifier.models import (
+from verifier.citations.matching import score_record
+from verifier.citations.models import (
     Author,
     Citation,
     Discrepancy,
@@ -31,7 +31,7 @@ from verifier.models import (
     WorkRecord,
     WorkType,
 )
-from verifier.parse import parse_citation
+from verifier.citations.parsing import parse_citation
 
 WW = Path(__file__).resolve().parents[2] / "shared" / "data" / "walters_wilder_2023"
 

@@ -26,9 +26,9 @@ from shapes import (
     openalex_list,
 )
 
-from verifier.engine import Verifier
-from verifier.models import SourceStatus, Status
-from verifier.policy import SourcePolicy
+from verifier.citations.checker import Verifier
+from verifier.citations.models import SourceStatus, Status
+from verifier.http.policy import SourcePolicy
 from verifier.settings import Settings
 
 CROSSREF_OK = Reply(body=crossref_list(crossref_item()))
@@ -464,7 +464,7 @@ async def test_a_follow_up_request_is_made_through_the_same_client(tmp_path: Pat
     """An adapter whose search answers with ids asks for the records in a second request
     (PubMed's esearch then efetch); both are paced, counted and cached."""
     from adapters.crossref import CrossrefAdapter
-    from verifier.transport import HttpRequest, HttpResponse
+    from verifier.http.transport import HttpRequest, HttpResponse
 
     class TwoStepCrossref(CrossrefAdapter):
         def follow_up(self, request: HttpRequest, response: HttpResponse) -> HttpRequest | None:
@@ -516,7 +516,7 @@ async def test_a_spent_budget_skips_the_source_with_a_notice_never_a_miss() -> N
 async def test_a_single_limit_source_paces_lookups_and_searches_together() -> None:
     """Semantic Scholar-like: one limit for every endpoint. A DOI lookup and a search of
     the same source must share it, not get one limiter each."""
-    from verifier.policy import RateClass, SourcePolicy
+    from verifier.http.policy import RateClass, SourcePolicy
 
     one = SourcePolicy({"all": RateClass(4, 1.0, 4)}, max_concurrency=4,
                        backoff_base_s=0.01, backoff_cap_s=0.05)

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verifier.citations.identifiers import find_identifiers
 from verifier.identifiers import (
     find_arxiv,
     find_arxiv_versioned,
     find_doi,
-    find_identifiers,
     find_isbns,
     find_issns,
     find_pmcid,

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import build_parser, main
-from verifier.errors import ConfigError, InputError
-from verifier.inputs import (
+from verifier.citations.inputs import (
     AUTO,
     READERS,
     STDIN,
@@ -24,9 +22,11 @@ from verifier.inputs import (
     detect_format,
     read_citations,
 )
-from verifier.inputs import lines as input_lines
-from verifier.inputs.detect import sniff_format
-from verifier.models import Author, Citation, CitationInput, Identifiers, WorkType
+from verifier.citations.inputs import lines as input_lines
+from verifier.citations.inputs.detect import sniff_format
+from verifier.citations.models import Author, Citation, CitationInput, Identifiers, WorkType
+from verifier.cli.main import build_parser, main
+from verifier.errors import ConfigError, InputError
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 WW_CSV = SHARED_DATA / "walters_wilder_2023" / "ww2023_citations.csv"

@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.errors import InputError
-from verifier.inputs import (
+from verifier.citations.inputs import (
     MAX_LINE_CHARS,
     READERS,
     STDIN,
@@ -23,7 +22,8 @@ from verifier.inputs import (
     count_citations,
     read_citations,
 )
-from verifier.models import CitationInput
+from verifier.citations.models import CitationInput
+from verifier.errors import InputError
 
 
 def write(tmp_path: Path, data: bytes) -> Path:

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from verifier.matching import (
+from verifier.citations.matching import (
     STANDALONE_TITLE,
     TITLE_THRESHOLD,
     author_overlap,
@@ -13,8 +13,8 @@ from verifier.matching import (
     score_record,
     title_similarity,
 )
-from verifier.models import Author, Citation, WorkRecord, WorkType
-from verifier.parse import parse_citation
+from verifier.citations.models import Author, Citation, WorkRecord, WorkType
+from verifier.citations.parsing import parse_citation
 
 
 def person(family: str, given: str = "") -> Author:
@@ -426,7 +426,7 @@ def test_a_recorded_record_matches_its_own_apa_citation_and_not_a_fabricated_twi
     from recorded import load_sample
 
     from adapters import adapter_for
-    from verifier.transport import HttpRequest
+    from verifier.http.transport import HttpRequest
 
     adapter = adapter_for(source)
     path = "/works/x" if sample == "works_doi.json" else "/works"

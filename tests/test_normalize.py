@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.models import Author
-from verifier.normalize import (
+from verifier.citations.models import Author
+from verifier.citations.normalize import (
     author_families,
     family_key,
     family_variants,

@@ -8,8 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from verifier.errors import InputError
-from verifier.models import (
+from verifier.citations.models import (
     Author,
     Citation,
     Discrepancy,
@@ -21,7 +20,7 @@ from verifier.models import (
     Status,
     WorkRecord,
 )
-from verifier.output import (
+from verifier.cli.output import (
     REPORT_KEYS,
     JsonlWriter,
     Tally,
@@ -32,6 +31,7 @@ from verifier.output import (
     report_to_json,
     scan_output,
 )
+from verifier.errors import InputError
 
 CONTRACT_KEYS = {"id", "index", "input", "citation", "status", "retraction", "flags",
                  "discrepancies", "corrected", "agreeing_sources", "sources", "elapsed_s"}

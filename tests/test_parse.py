@@ -3,8 +3,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.models import Author, Citation, WorkType
-from verifier.parse import MAX_PARSE_CHARS, parse_citation
+from verifier.citations.models import Author, Citation, WorkType
+from verifier.citations.parsing import MAX_PARSE_CHARS, parse_citation
 
 
 def families(citation: Citation) -> list[str]:

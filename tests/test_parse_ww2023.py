@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from verifier.models import Citation
-from verifier.normalize import family_variants, normalize_title
-from verifier.parse import parse_citation
+from verifier.citations.models import Citation
+from verifier.citations.normalize import family_variants, normalize_title
+from verifier.citations.parsing import parse_citation
 
 WW = Path(__file__).resolve().parents[2] / "shared" / "data" / "walters_wilder_2023"
 

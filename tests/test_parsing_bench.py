@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from verifier.models import Author, Citation, WorkType
+from verifier.citations.models import Author, Citation, WorkType
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "parsing.py"
 

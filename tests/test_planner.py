@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.planner import StepKind, book_of, book_plan, plan_sources
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
+from verifier.citations.planner import StepKind, book_of, book_plan, plan_sources
 from verifier.settings import SOURCE_NAMES
 
 ALL = list(SOURCE_NAMES)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from verifier.models import Status
-from verifier.output import Tally
-from verifier.progress import (
+from verifier.citations.models import Status
+from verifier.cli.output import Tally
+from verifier.cli.progress import (
     LiveProgress,
     PlainProgress,
     RunProgress,
@@ -20,7 +20,7 @@ from verifier.progress import (
     snapshot,
     summary_lines,
 )
-from verifier.stats import RunStats
+from verifier.http.stats import RunStats
 
 
 def busy_stats() -> RunStats:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from verifier.errors import ConfigError
-from verifier.policy import PolicyTable, default_policy
+from verifier.http.policy import PolicyTable, default_policy
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
 
 

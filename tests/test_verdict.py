@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.models import (
+from verifier.citations.models import (
     Identifiers,
     Retraction,
     SourceResult,
@@ -12,7 +12,7 @@ from verifier.models import (
     Status,
     WorkRecord,
 )
-from verifier.verdict import decide, independent_groups, retraction_status
+from verifier.citations.verdict import decide, independent_groups, retraction_status
 
 
 def match(source: str, doi: str | None = "10.1/a", retracted: bool | None = None,

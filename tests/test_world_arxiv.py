@@ -19,9 +19,9 @@ from world_helpers import Client, Reply, StandIn, records_of
 
 from adapters.arxiv import ArxivAdapter
 from adapters.base import Identity
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
 from verifier.errors import RateLimited, UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.transport import AiohttpTransport, HttpRequest, HttpResponse
+from verifier.http.transport import AiohttpTransport, HttpRequest, HttpResponse
 from verifier.world import Corpus, arxiv
 from verifier.world.arxiv import build_preprint, parse_id, parse_query
 

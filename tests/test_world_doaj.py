@@ -21,8 +21,8 @@ from world_helpers import Client, Reply, StandIn, connect_world, demo_works_miss
 
 from adapters.base import Identity
 from adapters.doaj import DoajAdapter
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import AiohttpTransport, HttpRequest
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.http.transport import AiohttpTransport, HttpRequest
 from verifier.world import Corpus
 from verifier.world.doaj import DISALLOWED, NGINX_429, SERVICE, article_id, parse_query
 

@@ -21,9 +21,9 @@ from world_helpers import Client, Reply, StandIn, records_of
 
 from adapters.base import Identity
 from adapters.googlebooks import GoogleBooksAdapter
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
 from verifier.errors import UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkType
-from verifier.transport import AiohttpTransport
+from verifier.http.transport import AiohttpTransport
 from verifier.world import Corpus, googlebooks
 from verifier.world.googlebooks import DailyQuota, parse_fields, select
 

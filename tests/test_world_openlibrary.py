@@ -22,10 +22,10 @@ from world_helpers import Client, Reply, StandIn, records_of
 
 from adapters.base import Identity
 from adapters.openlibrary import OpenLibraryAdapter
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
 from verifier.errors import UnexpectedStatus
-from verifier.models import Author, Citation, Identifiers, WorkType
+from verifier.http.transport import AiohttpTransport, HttpRequest
 from verifier.settings import Settings
-from verifier.transport import AiohttpTransport, HttpRequest
 from verifier.world import Corpus, openlibrary
 from verifier.world.service import Limit
 

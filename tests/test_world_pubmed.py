@@ -21,8 +21,8 @@ from world_helpers import Client, Reply, StandIn, connect_world, demo_works_miss
 
 from adapters.base import Identity
 from adapters.pubmed import PubMedAdapter
-from verifier.models import Author, Citation, Identifiers, WorkRecord
-from verifier.transport import AiohttpTransport, HttpRequest
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord
+from verifier.http.transport import AiohttpTransport, HttpRequest
 from verifier.world import Corpus
 from verifier.world import pubmed as world_pubmed
 from verifier.world.pubmed import SERVICE, derived_pmid, medline_pages, parse_term, translation

@@ -20,8 +20,8 @@ from world_helpers import Client, Reply, StandIn, connect_world, demo_works_miss
 
 from adapters.base import Identity
 from adapters.semanticscholar import SemanticScholarAdapter
-from verifier.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.transport import AiohttpTransport, HttpRequest
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.http.transport import AiohttpTransport, HttpRequest
 from verifier.world import Corpus
 from verifier.world.pubmed import pmid_of
 from verifier.world.semanticscholar import SERVICE, corpus_id, paper_id

@@ -21,8 +21,8 @@ from aiohttp import web
 from yarl import URL
 
 from adapters.base import Identity, SourceAdapter
-from verifier.models import Author, Citation, Identifiers, WorkRecord
-from verifier.transport import AiohttpTransport, HttpRequest, Transport
+from verifier.citations.models import Author, Citation, Identifiers, WorkRecord
+from verifier.http.transport import AiohttpTransport, HttpRequest, Transport
 from verifier.world import Corpus, WorldHandle, serve_world
 from verifier.world.service import ServiceSpec
 

@@ -8,14 +8,8 @@ The library is used inside the caller's own event loop::
         report = await verifier.verify("Smith, J. (2019). Title. Journal, 3(2), 1-9.")
 """
 
-from .engine import Verifier
-from .errors import (
-    ConfigError,
-    InputError,
-    SourceError,
-    VerifierError,
-)
-from .models import (
+from .citations.checker import Verifier
+from .citations.models import (
     Author,
     Citation,
     CitationInput,
@@ -29,6 +23,12 @@ from .models import (
     Status,
     WorkRecord,
     WorkType,
+)
+from .errors import (
+    ConfigError,
+    InputError,
+    SourceError,
+    VerifierError,
 )
 from .settings import SOURCE_NAMES, Settings
 

@@ -18,16 +18,27 @@
         ├── BudgetSpent           the source's daily budget for this run is used up
         └── DeadlineExceeded      the citation's deadline left no time to (re)try
 
-Source errors never escape the per-source fan-out: the engine turns each into a
-``SourceResult`` whose status (``rate_limited``, ``timed_out`` or ``error``) says that the
-source could not be checked, which is never the same as "not found" (``BudgetSpent`` is
-``skipped``: the source was not asked). Anything outside
-this tree is a bug and propagates.
+Every ``SourceError`` carries a neutral :class:`FailureKind` (``rate_limited``,
+``timed_out``, ``error``, ``skipped``): the HTTP layer knows nothing of citations or
+premises, and each pipeline maps the kind to its own status where it fans out (the
+citation checker to a ``SourceResult`` status, which is never "not found";
+``BudgetSpent`` is ``skipped``: the service was not asked). Anything outside this tree
+is a bug and propagates.
 """
 
 from __future__ import annotations
 
-from .models import SourceStatus
+from enum import StrEnum
+
+
+class FailureKind(StrEnum):
+    """Why a service could not answer, in words every pipeline understands."""
+
+    RATE_LIMITED = "rate_limited"
+    TIMED_OUT = "timed_out"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    """Not asked (a spent budget): never a failure of the service itself."""
 
 
 class VerifierError(Exception):
@@ -52,8 +63,8 @@ class InputError(VerifierError):
 class SourceError(VerifierError):
     """One source could not answer one request."""
 
-    status: SourceStatus = SourceStatus.ERROR
-    """How the failure is reported in the citation's ``sources`` map."""
+    kind: FailureKind = FailureKind.ERROR
+    """What kind of failure this is; pipelines map it to their own status."""
     requests: int = 0
     """Requests sent before the failure was final (set by the source client)."""
 
@@ -63,7 +74,7 @@ class TransportError(SourceError):
 
 
 class RequestTimeout(TransportError):
-    status = SourceStatus.TIMED_OUT
+    kind = FailureKind.TIMED_OUT
 
 
 class ConnectFailed(TransportError):
@@ -77,7 +88,7 @@ class ConnectionLost(TransportError):
 class RateLimited(SourceError):
     """The source said "too many requests". ``retry_after`` is in seconds, if it said."""
 
-    status = SourceStatus.RATE_LIMITED
+    kind = FailureKind.RATE_LIMITED
 
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
@@ -101,24 +112,24 @@ class MalformedResponse(SourceError):
 
 
 class CircuitOpen(SourceError):
-    """The source's breaker is open; ``cause_status`` is how its last failure was reported."""
+    """The source's breaker is open; ``kind`` is the kind of its last failure."""
 
-    def __init__(self, message: str, cause_status: SourceStatus = SourceStatus.ERROR) -> None:
+    def __init__(self, message: str, cause: FailureKind = FailureKind.ERROR) -> None:
         super().__init__(message)
-        self.status = cause_status
+        self.kind = cause
 
 
 class BudgetSpent(SourceError):
     """Asking would exceed the source's daily budget (OpenAlex credits): not asked."""
 
-    status = SourceStatus.SKIPPED
+    kind = FailureKind.SKIPPED
 
 
 class DeadlineExceeded(SourceError):
     """The citation's deadline ran out (or a wait would have crossed it)."""
 
-    status = SourceStatus.TIMED_OUT
+    kind = FailureKind.TIMED_OUT
 
-    def __init__(self, message: str, cause_status: SourceStatus = SourceStatus.TIMED_OUT) -> None:
+    def __init__(self, message: str, cause: FailureKind = FailureKind.TIMED_OUT) -> None:
         super().__init__(message)
-        self.status = cause_status
+        self.kind = cause

@@ -20,8 +20,6 @@ import re
 from collections.abc import Iterable
 from urllib.parse import unquote
 
-from .models import Identifiers
-
 # A DOI starts "10.<registrant>/" and runs to the next space or quote; what trails it
 # (sentence punctuation, an unbalanced bracket) is trimmed afterwards.
 _DOI = re.compile(r"(?<![0-9A-Za-z.])10\.\d{4,9}/[^\s\"<>“”‘’]+")
@@ -364,21 +362,3 @@ def find_issns(text: str) -> tuple[str, ...]:
         if issn is not None and issn not in found:
             found.append(issn)
     return tuple(found)
-
-
-def find_identifiers(text: str) -> Identifiers:
-    """All identifiers ``text`` gives. An arXiv DOI (10.48550/arXiv.…) also fills
-    ``arxiv`` (without version; see :func:`find_arxiv_versioned`); ``isbn`` holds the
-    ISBNs as written (see :func:`normalize_isbn` to compare them); ``url`` is the first
-    link that is not a doi.org link."""
-    doi = find_doi(text)
-    arxiv = find_arxiv(text) or (find_arxiv(doi) if doi else None)
-    return Identifiers(
-        doi=doi,
-        isbn=find_isbns(text),
-        issn=find_issns(text),
-        arxiv=arxiv,
-        pmid=find_pmid(text),
-        pmcid=find_pmcid(text),
-        url=find_url(text),
-    )

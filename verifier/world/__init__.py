@@ -47,7 +47,7 @@ def __getattr__(name: str) -> Any:
     # The server module loads on first use, so `python -m verifier.world.server` does not
     # find itself already imported by the package.
     if name in _SERVER_NAMES:
-        from . import server
+        from verifier.world import server
 
         return getattr(server, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -51,7 +51,8 @@ from urllib.parse import quote_plus
 import orjson
 from aiohttp import web
 
-from ..identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
+from verifier.identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
+
 from .corpus import Clause, Corpus, RenderedWork, SourceView, tokens
 from .service import Limit, ServiceSpec, framing
 

@@ -44,7 +44,8 @@ import orjson
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from ..identifiers import strip_doi_prefix
+from verifier.identifiers import strip_doi_prefix
+
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
 from .limits import (
     THROTTLED,

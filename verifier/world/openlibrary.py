@@ -44,7 +44,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from ..identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
+from verifier.identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
+
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView, tokens
 from .service import Limit, ServiceSpec, framing
 

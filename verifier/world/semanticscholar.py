@@ -51,7 +51,8 @@ from urllib.parse import unquote
 import orjson
 from aiohttp import web
 
-from ..identifiers import strip_doi_prefix
+from verifier.identifiers import strip_doi_prefix
+
 from . import pubmed
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView, tokens
 from .service import Limit, ServiceSpec, framing

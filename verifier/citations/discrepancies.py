@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
-from .identifiers import find_arxiv, normalize_doi
+from verifier.identifiers import find_arxiv, normalize_doi
+
 from .matching import author_overlap
 from .models import Author, Citation, Discrepancy, SourceResult, WorkRecord, WorkType
 from .normalize import family_variants, normalize_title, split_title, strip_markup

@@ -21,9 +21,8 @@ from contextlib import asynccontextmanager
 from aiolimiter import AsyncLimiter
 
 from adapters.base import RateHint
+from verifier.errors import BudgetSpent, CircuitOpen, DeadlineExceeded, FailureKind, SourceError
 
-from .errors import BudgetSpent, CircuitOpen, DeadlineExceeded, SourceError
-from .models import SourceStatus
 from .policy import RateClass, SourcePolicy
 from .stats import SourceStats
 
@@ -85,10 +84,10 @@ class SourceGate:
         self._limiters = {n: _spacing_limiter(c) for n, c in policy.classes.items()}
         self._rates = dict(policy.classes)
         self._paused_until = 0.0
-        self._pause_cause = SourceStatus.RATE_LIMITED
+        self._pause_cause = FailureKind.RATE_LIMITED
         self._consecutive_failures = 0
         self._breaker_open_until = 0.0
-        self._breaker_cause = SourceStatus.ERROR
+        self._breaker_cause = FailureKind.ERROR
         self._spent = 0.0
 
     # -- waiting -------------------------------------------------------------------------
@@ -178,7 +177,7 @@ class SourceGate:
 
     # -- what answers teach us -------------------------------------------------------------
 
-    def pause(self, seconds: float, cause: SourceStatus = SourceStatus.RATE_LIMITED) -> None:
+    def pause(self, seconds: float, cause: FailureKind = FailureKind.RATE_LIMITED) -> None:
         """Stop every request to the source for ``seconds`` (from now)."""
         until = self._loop.time() + max(0.0, seconds)
         if until > self._paused_until:
@@ -195,7 +194,7 @@ class SourceGate:
         self._consecutive_failures += 1
         if self._consecutive_failures >= self.policy.breaker_threshold:
             self._breaker_open_until = self._loop.time() + self.policy.breaker_cooldown_s
-            self._breaker_cause = error.status
+            self._breaker_cause = error.kind
             # Half-open after the cooldown: the next failure re-opens it at once.
             self._consecutive_failures = self.policy.breaker_threshold - 1
 

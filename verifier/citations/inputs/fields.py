@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..identifiers import find_arxiv, isbn_is_valid, issn_is_valid, normalize_doi
-from ..models import Author, Identifiers
+from verifier.citations.models import Author, Identifiers
+from verifier.identifiers import find_arxiv, isbn_is_valid, issn_is_valid, normalize_doi
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _DASHES = re.compile(r"\s*(?:-+|[‐‑‒–—―])\s*")

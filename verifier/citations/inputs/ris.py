@@ -15,8 +15,9 @@ from typing import BinaryIO
 
 import rispy
 
-from ..errors import InputError
-from ..models import Author, Citation, WorkType
+from verifier.citations.models import Author, Citation, WorkType
+from verifier.errors import InputError
+
 from .fields import identifiers, inverted_name, one_line, page_range, year_from
 from .items import Entry, InputItem, citation_id, excerpt, numbered
 from .lines import bounded_lines, decode_line, too_long

@@ -15,11 +15,11 @@ from typing import Any
 
 import orjson
 
-from .errors import ConfigError
-from .policy import summarize
-from .settings import SOURCE_NAMES, Settings
+from verifier.errors import ConfigError
+from verifier.http.policy import summarize
+from verifier.settings import SOURCE_NAMES, Settings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCH_DIR = REPO_ROOT / "bench"
 
 
@@ -78,7 +78,7 @@ def run_sources(args: argparse.Namespace) -> int:
 def run_world_serve(args: argparse.Namespace) -> int:
     # Reached only without options ("verifier world serve"): verifier.cli.main hands any
     # options to the world server itself.
-    from .world.server import main as world_main
+    from verifier.world.server import main as world_main
 
     return world_main([*args.rest, "--help"] if not args.rest else args.rest,
                       prog="verifier world serve")

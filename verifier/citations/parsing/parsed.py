@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..models import Author
+from verifier.citations.models import Author
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..models import Author, Citation
+from verifier.citations.models import Author, Citation
 
 
 def render(citation: Citation) -> str:

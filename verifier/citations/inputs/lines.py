@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from ..errors import ConfigError, InputError
+from verifier.errors import ConfigError, InputError
+
 from .items import MAX_LINE_CHARS, excerpt
 
 MAX_LINE_BYTES = 4 * MAX_LINE_CHARS

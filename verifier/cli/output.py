@@ -26,8 +26,8 @@ from typing import BinaryIO
 
 import orjson
 
-from .errors import InputError
-from .models import INPUT_ERROR_FLAG, Report, Retraction, Status
+from verifier.citations.models import INPUT_ERROR_FLAG, Report, Retraction, Status
+from verifier.errors import InputError
 
 REPORT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Report))
 """The keys of every output line, in order."""

@@ -13,9 +13,10 @@ from typing import BinaryIO
 
 import orjson
 
-from ..errors import InputError
-from ..models import Author, Citation, WorkType
-from ..normalize import strip_markup
+from verifier.citations.models import Author, Citation, WorkType
+from verifier.citations.normalize import strip_markup
+from verifier.errors import InputError
+
 from .fields import clean_pages, identifiers, one_line, year_from
 from .items import Entry, InputItem, derived_id, excerpt, numbered
 from .lines import read_whole

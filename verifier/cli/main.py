@@ -48,10 +48,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verifier.citations.inputs import (
+    AUTO,
+    READERS,
+    STDIN,
+    InputItem,
+    count_citations,
+    read_citations,
+)
+from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Report, Status
+from verifier.errors import ConfigError, InputError
+from verifier.http.stats import RunStats
+from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+
 from .commands import add_commands
-from .errors import ConfigError, InputError
-from .inputs import AUTO, READERS, STDIN, InputItem, count_citations, read_citations
-from .models import INPUT_ERROR_FLAG, CitationInput, Report, Status
 from .output import (
     JsonlWriter,
     PriorOutput,
@@ -61,8 +71,6 @@ from .output import (
     scan_output,
 )
 from .progress import open_progress, print_summary
-from .settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
-from .stats import RunStats
 
 EXIT_VERIFIED = 0
 EXIT_NOT_VERIFIED = 1
@@ -83,7 +91,7 @@ exit codes:
   130  interrupted (Ctrl-C, SIGTERM): output so far is kept; --output FILE --resume continues
 """
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "fixtures" / "demo"
 DEMO_MAILTO = "demo@example.org"
 
@@ -94,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:2] == ["world", "serve"]:
         # The world server owns its options; argparse cannot hand a sub-command's options
         # through untouched.
-        from .world.server import main as world_main
+        from verifier.world.server import main as world_main
 
         return world_main(argv[2:], prog="verifier world serve")
     parser = build_parser()
@@ -283,7 +291,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 async def _demo(run: CheckRun, writer: JsonlWriter, corpus: Path, cache_dir: Path) -> None:
-    from .world.server import serve_world  # the stand-in is only needed by the demo
+    from verifier.world.server import serve_world  # the stand-in is only needed by the demo
 
     async with serve_world(corpus) as world:
         await run.verify_all(demo_settings(world.base_urls, cache_dir), writer)
@@ -394,7 +402,9 @@ class CheckRun:
 
     async def verify_all(self, settings: Settings, writer: JsonlWriter) -> None:
         """Verify every item not done yet and write its line as soon as it is known."""
-        from .engine import Verifier  # imported here: --help and usage errors stay instant
+        from verifier.citations.checker import (
+            Verifier,  # imported here: --help and usage errors stay instant
+        )
 
         plan, total = self.plan, self.total
         done = self.prior.tally.total if total is None else min(self.prior.tally.total, total)

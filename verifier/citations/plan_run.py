@@ -13,13 +13,21 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .errors import SourceError
+from verifier.errors import SourceError
+from verifier.http.stats import RunStats
+
 from .matching import best_candidate, is_title_by_other_authors
 from .models import Citation, SourceResult, SourceStatus
 from .planner import PlanStep, SourcePlan, StepKind
 from .source_client import SourceClient
-from .stats import RunStats
 from .verdict import independent_groups
+
+
+def source_status(error: SourceError) -> SourceStatus:
+    """How a service's failure is reported in a citation's ``sources`` map: the one
+    mapping from the HTTP layer's neutral kind (never "not found")."""
+    return SourceStatus(error.kind.value)
+
 
 NOT_NEEDED = "not needed: agreement already reached"
 CUT_OFF = "not checked before the citation's deadline"
@@ -216,11 +224,12 @@ class PlanRun:
         try:
             answer = await client.query(request, self._deadline)
         except SourceError as exc:
-            if exc.status is SourceStatus.SKIPPED:
+            status = source_status(exc)
+            if status is SourceStatus.SKIPPED:
                 self._stats.notice(str(exc))
-                return _StepOutcome(SourceResult(exc.status, requests=exc.requests,
+                return _StepOutcome(SourceResult(status, requests=exc.requests,
                                                  reason=str(exc)))
-            return _StepOutcome(SourceResult(exc.status, requests=exc.requests, error=str(exc)))
+            return _StepOutcome(SourceResult(status, requests=exc.requests, error=str(exc)))
         # A retraction or correction notice is never the cited work itself.
         candidates = [r for r in answer.records if r.notice_for is None]
         best = best_candidate(citation, candidates)

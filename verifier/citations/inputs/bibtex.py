@@ -21,8 +21,9 @@ from bibtexparser.middlewares.names import (
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ParsingFailedBlock
 from bibtexparser.model import Entry as BibEntry
 
-from ..errors import InputError
-from ..models import Author, Citation, WorkType
+from verifier.citations.models import Author, Citation, WorkType
+from verifier.errors import InputError
+
 from .fields import clean_pages, identifiers, one_line, year_from
 from .items import Entry, InputItem, excerpt, numbered
 from .latex import LatexError, latex_to_text, unescape

@@ -28,12 +28,16 @@ from types import TracebackType
 from typing import Any
 
 from adapters.base import Identity, SourceAdapter
+from verifier.errors import ConfigError
+from verifier.http.cache import ResponseCache
+from verifier.http.gate import SourceGate
+from verifier.http.policy import PolicyTable, SourcePolicy
+from verifier.http.stats import RunStats
+from verifier.http.transport import AiohttpTransport, Transport
+from verifier.settings import Settings
 
-from .cache import ResponseCache
-from .checking import PlanRun
 from .corrections import correction_from_results
 from .discrepancies import discrepancies
-from .errors import ConfigError
 from .models import (
     INPUT_ERROR_FLAG,
     BookCheck,
@@ -47,14 +51,10 @@ from .models import (
     Status,
 )
 from .normalize import normalize_title
-from .pacing import SourceGate
-from .parse import parse_citation
+from .parsing import parse_citation
+from .plan_run import PlanRun
 from .planner import book_of, book_plan, plan_sources
-from .policy import PolicyTable, SourcePolicy
-from .settings import Settings
 from .source_client import CachePolicy, SourceClient
-from .stats import RunStats
-from .transport import AiohttpTransport, Transport
 from .verdict import (
     AGREEMENT,
     corrected_record,

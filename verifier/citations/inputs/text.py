@@ -28,7 +28,8 @@ from enum import Enum
 from itertools import chain, pairwise
 from typing import BinaryIO
 
-from ..errors import InputError
+from verifier.errors import InputError
+
 from .detect import Replay, read_arrived
 from .items import (
     MAX_LINE_CHARS,

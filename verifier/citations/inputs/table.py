@@ -14,7 +14,8 @@ import csv
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from ..errors import InputError
+from verifier.errors import InputError
+
 from .detect import TEXT_COLUMNS, header_delimiter, text_column
 from .items import Entry, InputItem, derived_id, excerpt, numbered
 from .lines import bounded_lines

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from ..errors import InputError
-from ..models import Citation, CitationInput
+from verifier.citations.models import Citation, CitationInput
+from verifier.errors import InputError
 
 MAX_LINE_CHARS = 5000
 """Longest citation text accepted. Longer texts are input errors, not citations."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from .settings import Settings
+from verifier.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +161,7 @@ class PolicyTable:
     def for_settings(
         cls, settings: Settings, overrides: Mapping[str, SourcePolicy] | None = None
     ) -> PolicyTable:
-        from .settings import SOURCE_NAMES
+        from verifier.settings import SOURCE_NAMES
 
         policies = {s: default_policy(s, settings).scaled(settings.time_scale)
                     for s in SOURCE_NAMES}
@@ -194,7 +194,7 @@ def _rate_text(rate_class: RateClass) -> str:
 
 def summarize(settings: Settings, sources: tuple[str, ...] | None = None) -> list[SourceSummary]:
     """What each source's pool, limits and state are for these settings."""
-    from .settings import SOURCE_NAMES
+    from verifier.settings import SOURCE_NAMES
 
     table = PolicyTable.for_settings(settings)
     rows = []

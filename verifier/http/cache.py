@@ -30,7 +30,8 @@ import diskcache
 import orjson
 from diskcache.core import MODE_BINARY, MODE_RAW
 
-from .errors import ConfigError
+from verifier.errors import ConfigError
+
 from .transport import HttpResponse
 
 __all__ = [

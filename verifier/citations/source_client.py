@@ -27,9 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from adapters.base import Identity, SourceAdapter
-
-from .cache import ResponseCache
-from .errors import (
+from verifier.errors import (
     BudgetSpent,
     CircuitOpen,
     DeadlineExceeded,
@@ -41,9 +39,11 @@ from .errors import (
     TransportError,
     UnexpectedStatus,
 )
+from verifier.http.cache import ResponseCache
+from verifier.http.gate import SourceGate
+from verifier.http.transport import HttpRequest, HttpResponse, Transport
+
 from .models import WorkRecord
-from .pacing import SourceGate
-from .transport import HttpRequest, HttpResponse, Transport
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:

@@ -35,9 +35,10 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from .models import Status
+from verifier.citations.models import Status
+from verifier.http.stats import RunStats, SourceStats
+
 from .output import Tally
-from .stats import RunStats, SourceStats
 
 REFRESH_PER_SECOND = 4
 PLAIN_INTERVAL_S = 5.0

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 
-from ..identifiers import find_identifiers
-from ..models import Author, Citation, Identifiers, WorkType
+from verifier.citations.identifiers import find_identifiers
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
+
 from .imprint import (
     apply_imprint,
     journal_after_comma,

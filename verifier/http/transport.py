@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 import aiohttp
 from yarl import URL
 
-from .errors import ConnectFailed, ConnectionLost, RequestTimeout, TransportError
+from verifier.errors import ConnectFailed, ConnectionLost, RequestTimeout, TransportError
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..models import Author
+from verifier.citations.models import Author
+
 from .text import ABBREVIATIONS, CJK, LETTER, LOWER, UPPER, YEAR, boundaries
 
 _APOSTROPHE = "['’`´]"

@@ -19,7 +19,8 @@ from typing import BinaryIO
 
 import orjson
 
-from ..errors import InputError
+from verifier.errors import InputError
+
 from .bibtex import bibtex_citation
 from .csl import CSL_KEYS, csl_entry, given_id
 from .items import Entry, InputItem, citation_id, excerpt, numbered
