@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from verifier.citations.models import Citation, WorkRecord
+from verifier.http.policy import RateHint as RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
 
 
@@ -37,24 +38,6 @@ class Identity:
     mailto: str | None = None
     api_key: str | None = None
     tool: str = "citation-verifier"
-
-
-@dataclass(frozen=True, slots=True)
-class RateHint:
-    """Rate information a service sent back in its headers.
-
-    ``limit`` requests per ``interval_s`` seconds and ``concurrency`` apply to the request
-    class ``request_class`` (None: every class). ``remaining == 0`` with ``reset_s`` means
-    a spent budget: the source should rest for ``reset_s`` seconds.
-    """
-
-    request_class: str | None = None
-    limit: float | None = None
-    interval_s: float | None = None
-    concurrency: int | None = None
-    remaining: float | None = None
-    reset_s: float | None = None
-    pool: str | None = None
 
 
 class SourceAdapter(ABC):

@@ -30,6 +30,7 @@ from typing import Any
 from adapters.base import Identity, SourceAdapter
 from verifier.errors import ConfigError
 from verifier.http.cache import ResponseCache
+from verifier.http.client import CachePolicy, PacedClient
 from verifier.http.gate import SourceGate
 from verifier.http.policy import PolicyTable, SourcePolicy
 from verifier.http.stats import RunStats
@@ -54,7 +55,7 @@ from .normalize import normalize_title
 from .parsing import parse_citation
 from .plan_run import PlanRun
 from .planner import book_of, book_plan, plan_sources
-from .source_client import CachePolicy, SourceClient
+from .source_client import AdapterReader, SourceClient
 from .verdict import (
     AGREEMENT,
     corrected_record,
@@ -130,15 +131,17 @@ class Verifier:
                     )
                     self.stats.notice(f"{name}: skipped: {policy.disabled_reason}")
                     continue
-                self._clients[name] = SourceClient(
-                    adapter,
+                paced = PacedClient(
+                    name,
                     base_url=self.settings.base_urls[name],
-                    identity=Identity(mailto=self.settings.mailto, api_key=self.settings.key(name)),
                     gate=SourceGate(name, policy, self.stats.source(name)),
                     transport=transport,
+                    reader=AdapterReader(adapter),
                     cache=self._cache,
                     cache_policy=cache_policy,
                 )
+                identity = Identity(mailto=self.settings.mailto, api_key=self.settings.key(name))
+                self._clients[name] = SourceClient(adapter, paced, identity)
         except BaseException:
             await self._close()
             raise

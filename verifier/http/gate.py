@@ -6,7 +6,12 @@ One :class:`SourceGate` exists per source per engine, created inside the running
 
 1. the end of any pause of the whole source (a 429, a spent budget), or the breaker;
 2. a concurrency slot of the source and of the request's rate class;
-3. the class's rate token (requests are spaced evenly: no bursts above the rate).
+3. the class's rate token (requests are spaced evenly: no bursts above the rate);
+4. where the policy has a weighted limit (a model endpoint's tokens per minute), the
+   request's ``weight`` from that bucket: the same leaky bucket as the rates, with a
+   capacity of one period's worth. A weight above the capacity waits for a full bucket
+   and empties it; what the service reports using beyond the estimate is charged after
+   the answer (:meth:`SourceGate.charge`).
 
 A wait that would cross the caller's deadline fails at once, so a citation never hangs
 on a source that cannot serve it in time.
@@ -20,10 +25,9 @@ from contextlib import asynccontextmanager
 
 from aiolimiter import AsyncLimiter
 
-from adapters.base import RateHint
 from verifier.errors import BudgetSpent, CircuitOpen, DeadlineExceeded, FailureKind, SourceError
 
-from .policy import RateClass, SourcePolicy
+from .policy import RateClass, RateHint, SourcePolicy
 from .stats import SourceStats
 
 
@@ -89,12 +93,16 @@ class SourceGate:
         self._breaker_open_until = 0.0
         self._breaker_cause = FailureKind.ERROR
         self._spent = 0.0
+        self._weighted = (
+            AsyncLimiter(policy.weighted.rate, policy.weighted.period_s)
+            if policy.weighted is not None else None
+        )
 
     # -- waiting -------------------------------------------------------------------------
 
     @asynccontextmanager
     async def slot(
-        self, request_class: str, deadline: float, cost: float = 0.0
+        self, request_class: str, deadline: float, cost: float = 0.0, weight: float = 0.0
     ) -> AsyncIterator[None]:
         """Hold a send slot for one request of ``request_class``; raises a SourceError
         (``CircuitOpen``, ``DeadlineExceeded``, ``BudgetSpent``) instead of waiting past
@@ -130,11 +138,30 @@ class SourceGate:
                         await self._wait_for_pause(deadline)
                     elif limiter is self._limiters[name]:
                         break
+                if self._weighted is not None and weight > 0:
+                    try:
+                        async with asyncio.timeout_at(deadline):
+                            await self._weighted.acquire(min(weight, self._weighted.max_rate))
+                    except TimeoutError:
+                        raise DeadlineExceeded(
+                            f"{self.name}: weighted limit leaves no time before the deadline"
+                        ) from None
                 yield
             finally:
                 await self._class_limits[name].release()
         finally:
             await self._source_limit.release()
+
+    async def charge(self, weight: float) -> None:
+        """Take ``weight`` more from the weighted bucket (a service reported using more
+        than the estimate); waits while the bucket is empty, so the next requests do not
+        overrun the limit."""
+        if self._weighted is None or weight <= 0:
+            return
+        while weight > 0:
+            step = min(weight, self._weighted.max_rate)
+            await self._weighted.acquire(step)
+            weight -= step
 
     def _charge(self, cost: float) -> None:
         budget = self.policy.daily_budget

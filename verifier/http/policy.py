@@ -73,6 +73,10 @@ class SourcePolicy:
     budget. The service's own remaining-budget headers are read as well."""
     budget_hint: str = ""
     """What buys a bigger budget, for the notice when it is spent."""
+    weighted: RateClass | None = None
+    """A limit on a quantity each request carries as its ``weight`` (a model endpoint's
+    tokens per minute): ``rate`` units per ``period_s``, applied to every request on top of
+    its rate class. None: the service has none."""
 
     def rate_class(self, name: str) -> RateClass:
         return self.classes.get(name) or next(iter(self.classes.values()))
@@ -93,7 +97,27 @@ class SourcePolicy:
             backoff_cap_s=self.backoff_cap_s / factor,
             default_pause_s=self.default_pause_s / factor,
             breaker_cooldown_s=self.breaker_cooldown_s / factor,
+            weighted=None if self.weighted is None else replace(
+                self.weighted, period_s=self.weighted.period_s / factor),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class RateHint:
+    """Rate information a service sent back in its headers (read by its adapter).
+
+    ``limit`` requests per ``interval_s`` seconds and ``concurrency`` apply to the request
+    class ``request_class`` (None: every class). ``remaining == 0`` with ``reset_s`` means
+    a spent budget: the source should rest for ``reset_s`` seconds.
+    """
+
+    request_class: str | None = None
+    limit: float | None = None
+    interval_s: float | None = None
+    concurrency: int | None = None
+    remaining: float | None = None
+    reset_s: float | None = None
+    pool: str | None = None
 
 
 SHARED_CLASS = "all"

@@ -2,12 +2,14 @@
 
 Adapters build :class:`HttpRequest` values and parse :class:`HttpResponse` values as pure
 functions; only a :class:`Transport` touches the network. :class:`AiohttpTransport` is the
-real one. Tests that need a network use a real server on loopback, not a fake transport.
+real one; :class:`~verifier.http.mock.MockTransport` is the in-memory double for tests of
+the layers above (wire behaviour is tested against real servers on loopback).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -23,9 +25,10 @@ from verifier.errors import ConnectFailed, ConnectionLost, RequestTimeout, Trans
 
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
-    """A GET request against one source, relative to that source's base URL.
+    """A request against one service, relative to that service's base URL.
 
-    ``path`` is appended to the base URL as given (already percent-encoded where the
+    ``method`` is ``GET`` unless a ``body`` is sent (``POST`` with JSON for model
+    endpoints). ``path`` is appended to the base URL as given (already percent-encoded where the
     service needs it); ``params`` become the query string in order. ``request_class``
     names the rate class the source's policy paces it under (e.g. ``"single"`` for a
     record lookup, ``"list"`` for a search). ``identity_params`` and ``headers`` carry
@@ -40,6 +43,12 @@ class HttpRequest:
     cost: float = 1.0
     """What the request costs against a daily budget, in the service's own unit (OpenAlex
     credits: a record lookup 0, a list 1, a search 10); ignored where there is none."""
+    method: str = "GET"
+    body: bytes | None = None
+    """The request body as sent (JSON for model endpoints); part of the cache key."""
+    weight: float = 0.0
+    """What the request is estimated to use of a weighted limit (a model endpoint's tokens
+    per minute); 0 where the service has none."""
 
     def url(self, base_url: str) -> str:
         query = urlencode(self.params + self.identity_params)
@@ -47,8 +56,14 @@ class HttpRequest:
         return f"{url}?{query}" if query else url
 
     def cache_key(self) -> str:
-        """The request as the cache sees it: path and sorted parameters, no identity."""
-        return self.path + "?" + urlencode(sorted(self.params))
+        """The request as the cache sees it: method, path, sorted parameters and a hash of
+        the body; never identity (keys, contact address)."""
+        key = self.path + "?" + urlencode(sorted(self.params))
+        if self.method != "GET":
+            key = f"{self.method} {key}"
+        if self.body is not None:
+            key += "#" + hashlib.sha256(self.body).hexdigest()
+        return key
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +169,9 @@ class AiohttpTransport(Transport):
             # encoded=True: adapters percent-encode paths on purpose (e.g. ";" in a DOI,
             # which Crossref's server would otherwise cut the path at); yarl must not undo it.
             url = URL(request.url(base_url), encoded=True)
-            async with self._session.get(
-                url, headers=dict(request.headers), allow_redirects=True
+            async with self._session.request(
+                request.method, url, headers=dict(request.headers), data=request.body,
+                allow_redirects=True,
             ) as response:
                 body = await response.read()
                 headers = {k.lower(): v for k, v in response.headers.items()}

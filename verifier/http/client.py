@@ -1,0 +1,283 @@
+"""What every request to a service goes through: cache, single flight, gate, retries.
+
+:class:`PacedClient` is the one way the engine talks to a service, bibliographic database
+or language-model endpoint alike. For one request it:
+
+1. answers from the disk cache when it can (no request sent);
+2. joins an identical request already in flight instead of sending another; each waiter
+   is bounded by its own deadline, and a waiter whose deadline outlives a flight that ran
+   out of time asks again;
+3. otherwise sends through the service's :class:`~verifier.http.gate.SourceGate` (pause,
+   breaker, concurrency, rate and weighted limits), retrying what the reader calls
+   transient (429, 5xx, connection failures, unreadable bodies) with exponential backoff
+   and full jitter. A 429 pauses the whole service for its ``Retry-After`` (seconds or
+   HTTP-date) or the policy's default pause; a wait that does not fit the caller's
+   deadline is not made, and the failure is returned at once;
+4. reads the answer with the service's :class:`ResponseReader` and stores the raw
+   response in the cache for the TTL the reader's verdict calls for (answers for the
+   positive TTL, "not found" for the negative TTL; errors and throttling never).
+
+The client knows nothing of citations or premises: what a response means is the reader's
+business (:class:`ResponseReader`), and failures are :class:`~verifier.errors.SourceError`
+values with a neutral kind that each pipeline maps to its own status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from verifier.errors import (
+    BudgetSpent,
+    CircuitOpen,
+    DeadlineExceeded,
+    FailureKind,
+    MalformedResponse,
+    RateLimited,
+    RequestTimeout,
+    ServerError,
+    SourceError,
+    TransportError,
+    UnexpectedStatus,
+)
+
+from .cache import ResponseCache
+from .gate import SourceGate
+from .policy import RateHint
+from .retry import backoff_delay, parse_retry_after
+from .transport import HttpRequest, HttpResponse, Transport
+
+T = TypeVar("T")
+
+
+class ResponseReader(Protocol[T]):
+    """What one service's answers mean: the only service-specific part of a client.
+
+    ``read`` turns a response the client did not treat as throttling or a server error
+    into a value, or raises ``MalformedResponse`` (retried: often a truncated body),
+    ``UnexpectedStatus`` (not retried) or ``RateLimited`` (throttling inside a 200).
+    ``cacheable`` says whether the value is an answer worth the positive TTL (``True``) or
+    the service's "not found" (``False``: the negative TTL). ``rate_hint`` reads the
+    service's rate-limit headers, if it sends any.
+    """
+
+    def read(self, request: HttpRequest, response: HttpResponse) -> T: ...
+
+    def positive(self, value: T) -> bool: ...
+
+    def rate_hint(self, response: HttpResponse) -> RateHint | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    read: bool
+    positive_ttl_s: float
+    negative_ttl_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched(Generic[T]):
+    """One request's answer: the reader's value, what it cost, where it came from."""
+
+    value: T
+    response: HttpResponse
+    requests: int
+    """Requests sent to the network for this call (0 for a cache hit or a joined flight)."""
+    cached: bool
+
+
+class _Flight(Generic[T]):
+    """One request in flight, shared by every caller that asked for the same thing."""
+
+    __slots__ = ("deadline", "task", "waiters")
+
+    def __init__(self, task: asyncio.Task[Fetched[T]], deadline: float) -> None:
+        self.task = task
+        self.waiters = 0
+        self.deadline = deadline
+
+
+class PacedClient(Generic[T]):
+    """One service's client. Created inside the running loop; shared by every pipeline of
+    a session, so they all stay within the service's one set of limits."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str,
+        gate: SourceGate,
+        transport: Transport,
+        reader: ResponseReader[T],
+        cache: ResponseCache | None,
+        cache_policy: CachePolicy,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url
+        self.gate = gate
+        self.reader = reader
+        self._transport = transport
+        self._cache = cache
+        self._cache_policy = cache_policy
+        self._rng = rng
+        self._flights: dict[str, _Flight[T]] = {}
+        self._loop = asyncio.get_running_loop()
+
+    async def fetch(self, request: HttpRequest, deadline: float) -> Fetched[T]:
+        """The reader's value for ``request``; raises SourceError."""
+        key = request.cache_key()
+        cached = await self._from_cache(request, key)
+        if cached is not None:
+            return cached
+        while True:
+            flight = self._flights.get(key)
+            joined = flight is not None
+            if flight is None:
+                flight = _Flight(
+                    asyncio.create_task(self._fetch(request, key, deadline)), deadline
+                )
+                self._flights[key] = flight
+                flight.task.add_done_callback(self._forget(key))
+            try:
+                answer = await self._wait(flight, deadline)
+            except SourceError as exc:
+                if (joined and exc.kind is FailureKind.TIMED_OUT
+                        and flight.deadline < deadline and self._loop.time() < deadline):
+                    continue  # the flight ran out of its first caller's time, not ours
+                raise
+            if joined:
+                return Fetched(answer.value, answer.response, 0, False)
+            return answer
+
+    def _forget(self, key: str) -> Callable[[asyncio.Task[Fetched[T]]], None]:
+        def forget(_task: asyncio.Task[Fetched[T]]) -> None:
+            self._flights.pop(key, None)
+
+        return forget
+
+    async def _wait(self, flight: _Flight[T], deadline: float) -> Fetched[T]:
+        flight.waiters += 1
+        try:
+            if deadline < flight.deadline:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        return await asyncio.shield(flight.task)
+                except TimeoutError:
+                    raise DeadlineExceeded(
+                        f"{self.name}: no answer before the deadline"
+                    ) from None
+            return await asyncio.shield(flight.task)
+        finally:
+            flight.waiters -= 1
+            if flight.waiters == 0 and not flight.task.done():
+                # Nobody wants the answer any more: do not leave the request running.
+                flight.task.cancel()
+                await asyncio.gather(flight.task, return_exceptions=True)
+
+    async def _from_cache(self, request: HttpRequest, key: str) -> Fetched[T] | None:
+        if self._cache is None or not self._cache_policy.read:
+            return None
+        response = await self._cache.get(self.name, key)
+        if response is None:
+            return None
+        try:
+            value = self.reader.read(request, response)
+        except SourceError:
+            return None  # an entry the current reader cannot read is a miss
+        self.gate.stats.cache_hits += 1
+        return Fetched(value, response, 0, True)
+
+    async def _fetch(self, request: HttpRequest, key: str, deadline: float) -> Fetched[T]:
+        policy = self.gate.policy
+        stats = self.gate.stats
+        sent = 0
+        attempt = 0
+        while True:
+            attempt += 1
+            failure: SourceError
+            try:
+                response = await self._send(request, deadline)
+                sent += 1
+                value = self._read(request, response)
+            except (TransportError, RateLimited, ServerError, MalformedResponse) as exc:
+                failure = exc
+                if isinstance(exc, TransportError):
+                    sent += 1
+            except (UnexpectedStatus, DeadlineExceeded, CircuitOpen, BudgetSpent) as exc:
+                # None is helped by trying again now, and none says the service is unwell.
+                stats.failures += 1
+                exc.requests = sent
+                raise
+            else:
+                self.gate.record_success()
+                await self._store(key, response, positive=self.reader.positive(value))
+                return Fetched(value, response, sent, False)
+            if not isinstance(failure, RateLimited):
+                # Throttling pauses the service (above); the breaker is for a service that
+                # is down or broken.
+                self.gate.record_failure(failure)
+            if attempt == 1:
+                # Retries get the service's budget, counted from the first failure: the
+                # time spent queueing for our own rate limit before it does not count.
+                deadline = min(deadline, self._loop.time() + policy.source_budget_s)
+            delay = backoff_delay(policy, attempt, failure, self.gate.paused_for(), self._rng)
+            if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline:
+                stats.failures += 1
+                failure.requests = sent
+                raise failure
+            stats.retries += 1
+            await asyncio.sleep(delay)
+
+    async def _send(self, request: HttpRequest, deadline: float) -> HttpResponse:
+        async with self.gate.slot(request.request_class, deadline, request.cost,
+                                  request.weight):
+            remaining = deadline - self._loop.time()
+            if remaining <= 0:
+                raise DeadlineExceeded(f"{self.name}: deadline reached before sending")
+            stats = self.gate.stats
+            stats.requests += 1
+            paced_as = self.gate.class_of(request.request_class)
+            stats.by_class[paced_as] = stats.by_class.get(paced_as, 0) + 1
+            timeout = min(self.gate.policy.request_timeout_s, remaining)
+            try:
+                async with asyncio.timeout(timeout):
+                    return await self._transport.send(self.base_url, request)
+            except TimeoutError:
+                raise RequestTimeout(f"{self.name}: no answer within {timeout:.1f}s") from None
+
+    def _read(self, request: HttpRequest, response: HttpResponse) -> T:
+        """Read one response: throttling and server errors raise, the rest is the reader's."""
+        hint = self.reader.rate_hint(response)
+        if hint is not None:
+            self.gate.apply_hint(hint)
+        if response.status == 429:
+            self._throttled(response)
+        if response.status >= 500:
+            raise ServerError(f"{self.name}: HTTP {response.status}", response.status)
+        try:
+            return self.reader.read(request, response)
+        except RateLimited as exc:
+            # Throttling reported inside a 200 body (PubMed does this).
+            self.gate.stats.throttled += 1
+            self.gate.pause(exc.retry_after or self.gate.policy.default_pause_s)
+            raise
+
+    def _throttled(self, response: HttpResponse) -> None:
+        self.gate.stats.throttled += 1
+        retry_after = parse_retry_after(response.header("retry-after"))
+        self.gate.pause(self.gate.policy.default_pause_s if retry_after is None else retry_after)
+        detail = f" (Retry-After {retry_after:.1f}s)" if retry_after is not None else ""
+        raise RateLimited(f"{self.name}: HTTP 429{detail}", retry_after)
+
+    async def _store(self, key: str, response: HttpResponse, *, positive: bool) -> None:
+        if self._cache is None:
+            return
+        ttl = self._cache_policy.positive_ttl_s if positive else self._cache_policy.negative_ttl_s
+        await self._cache.put(self.name, key, response, ttl)
+
+    def __repr__(self) -> str:
+        return f"<PacedClient {self.name} {self.base_url} flights={len(self._flights)}>"
