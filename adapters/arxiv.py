@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, RateLimited, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import find_arxiv
 
@@ -199,3 +201,12 @@ def _collapse(text: str) -> str:
 
 def _snippet(body: bytes) -> str:
     return _collapse(body[:200].decode("utf-8", errors="replace"))
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    return SourcePolicy(one_class(1, period_s=3.0, concurrency=1), max_concurrency=1,
+                        pool="public", request_timeout_s=30.0)
+
+
+SERVICE = ServiceDeclaration("arxiv", "https://export.arxiv.org/api", None, _policy)
+"""The service's one declaration: name, base URL, key variable, published limits."""

@@ -7,6 +7,8 @@ from typing import Any
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.http.policy import RateClass, SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
 from ._text import (
@@ -299,3 +301,17 @@ def _interval_seconds(value: str | None) -> float | None:
     if match is None:
         return None
     return float(match.group(1)) * _UNIT_SECONDS[(match.group(2) or "s").lower()]
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    if who.api_key:
+        return SourcePolicy(one_class(150, concurrency=10), max_concurrency=10, pool="plus")
+    if who.mailto:
+        classes = {"single": RateClass(10, 1, 3), "list": RateClass(3, 1, 3)}
+        return SourcePolicy(classes, max_concurrency=3, pool="polite")
+    classes = {"single": RateClass(5, 1, 1), "list": RateClass(1, 1, 1)}
+    return SourcePolicy(classes, max_concurrency=1, pool="public")
+
+
+SERVICE = ServiceDeclaration("crossref", "https://api.crossref.org", "CROSSREF_PLUS_TOKEN", _policy)
+"""The service's one declaration: name, base URL, key variable, published limits."""

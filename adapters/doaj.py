@@ -8,6 +8,8 @@ from urllib.parse import quote
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
 from ._text import (
@@ -221,3 +223,11 @@ def _fulltext_url(links: object) -> str:
         ):
             return url.strip()
     return ""
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    return SourcePolicy(one_class(2, concurrency=5), max_concurrency=5, pool="public")
+
+
+SERVICE = ServiceDeclaration("doaj", "https://doaj.org/api", None, _policy)
+"""The service's one declaration: name, base URL, key variable, published limits."""

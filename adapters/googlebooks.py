@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 
 from verifier.citations.models import Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import normalize_isbn, valid_isbns
 
@@ -232,3 +234,17 @@ def _volume_url(volume_id: str, info: dict[str, Any]) -> str:
         if host.startswith("books.google."):
             return link
     return f"https://books.google.com/books?id={volume_id}"
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    if who.api_key:
+        return SourcePolicy(one_class(1, concurrency=1), max_concurrency=1, pool="keyed")
+    return SourcePolicy(one_class(1, concurrency=1), max_concurrency=1, pool="keyless",
+                        enabled=False,
+                        disabled_reason="Google Books needs GOOGLE_BOOKS_API_KEY")
+
+
+SERVICE = ServiceDeclaration(
+    "googlebooks", "https://www.googleapis.com/books/v1", "GOOGLE_BOOKS_API_KEY", _policy
+)
+"""The service's one declaration: name, base URL, key variable, published limits."""

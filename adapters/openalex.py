@@ -7,6 +7,8 @@ from urllib.parse import quote
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
 from ._text import (
@@ -238,3 +240,17 @@ def _pmcid(value: object) -> str | None:
     if not number:
         return None
     return number if number.upper().startswith("PMC") else f"PMC{number}"
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    # Credits: a record lookup is free, a list 1, a search 10. Keyless: $0.10/day
+    # (1,000 credits, about 100 searches); a free key: $1/day (10,000 credits).
+    if who.api_key:
+        return SourcePolicy(one_class(100, concurrency=10), max_concurrency=10, pool="keyed",
+                            daily_budget=10_000)
+    return SourcePolicy(one_class(100, concurrency=10), max_concurrency=10, pool="keyless",
+                        daily_budget=1_000, budget_hint="set OPENALEX_API_KEY")
+
+
+SERVICE = ServiceDeclaration("openalex", "https://api.openalex.org", "OPENALEX_API_KEY", _policy)
+"""The service's one declaration: name, base URL, key variable, published limits."""

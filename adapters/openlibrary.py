@@ -7,6 +7,8 @@ from typing import Any
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import valid_isbns
 
@@ -260,3 +262,13 @@ def _work_year(doc: dict[str, Any]) -> int | None:
         if isinstance(y, int) and not isinstance(y, bool)
     ]
     return min(years) if years else None
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    if who.mailto:
+        return SourcePolicy(one_class(3, concurrency=3), max_concurrency=3, pool="identified")
+    return SourcePolicy(one_class(1, concurrency=1), max_concurrency=1, pool="anonymous")
+
+
+SERVICE = ServiceDeclaration("openlibrary", "https://openlibrary.org", None, _policy)
+"""The service's one declaration: name, base URL, key variable, published limits."""

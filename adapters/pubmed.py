@@ -10,6 +10,8 @@ from typing import Any
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, RateLimited, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
 from ._text import (
@@ -662,3 +664,15 @@ def _expand_pages(pages: str) -> str:
     if len(end) < len(start):
         end = start[: len(start) - len(end)] + end
     return f"{start}-{end}"
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    if who.api_key:
+        return SourcePolicy(one_class(10, concurrency=10), max_concurrency=10, pool="keyed")
+    return SourcePolicy(one_class(3, concurrency=3), max_concurrency=3, pool="keyless")
+
+
+SERVICE = ServiceDeclaration(
+    "pubmed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils", "NCBI_API_KEY", _policy
+)
+"""The service's one declaration: name, base URL, key variable, published limits."""

@@ -9,6 +9,8 @@ from urllib.parse import quote
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
+from verifier.http.policy import SourcePolicy
+from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
 from ._text import (
@@ -278,3 +280,14 @@ def _text_id(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return value.strip() if isinstance(value, str) else ""
+
+
+def _policy(who: Identification) -> SourcePolicy:
+    return SourcePolicy(one_class(1, concurrency=1), max_concurrency=1,
+                        pool="keyed" if who.api_key else "shared")
+
+
+SERVICE = ServiceDeclaration(
+    "semanticscholar", "https://api.semanticscholar.org/graph/v1", "S2_API_KEY", _policy
+)
+"""The service's one declaration: name, base URL, key variable, published limits."""

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 from walters_wilder import DEFAULT_DATA, engine_settings, read_citations, world_corpus
 
-from verifier.citations.checker import Verifier
+from verifier import Verifier
 from verifier.citations.models import CitationInput
 from verifier.world.server import serve_world
 

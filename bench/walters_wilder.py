@@ -8,7 +8,7 @@ against the offline world built from the W&W data (bench/ww_world.py, bench/WW_W
 It prints the accuracy table per type (only ``verified`` counts as real; the column
 beside it also accepts ``unconfirmed``), the counts of each status, the run's wall time
 against its rate-limit lower bound, requests per citation and per source, and a cached
-re-run. ``--baseline`` adds the naive baseline (bench/naive.py) in the same process,
+re-run. ``--baseline`` adds the naive baseline (``Strategy.ALL_AT_ONCE``) in the same process,
 ``--independence both`` runs both independence rules, ``--scenario faults`` a fault run
 compared with the clean one. The engine runs as a user with a contact address and every
 key would (the world accepts any key); ``--keyless`` as an unidentified user.
@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from naive import NaiveVerifier
 from scoring import (
     W_AND_W_TYPES,
     Outcome,
@@ -45,10 +44,11 @@ from scoring import (
 )
 from ww_world import build_world, write_world
 
-from verifier.citations.checker import Verifier
+from verifier import Verifier
 from verifier.citations.models import CitationInput, Report, Status
-from verifier.http.policy import PolicyTable
+from verifier.options import CheckOptions, Strategy
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from verifier.sources import PolicyTable
 from verifier.world.server import serve_world
 
 REPO = Path(__file__).resolve().parents[1]
@@ -138,12 +138,13 @@ async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, setti
     items = [CitationInput(id=c.id, index=i, text=c.text) for i, c in enumerate(citations)]
     async with serve_world(corpus, time_scale=time_scale, scenario=scenario) as world:
         settings = replace(settings, base_urls={**settings.base_urls, **world.base_urls})
-        engine_class = NaiveVerifier if naive else Verifier
+        options = CheckOptions(strategy=Strategy.ALL_AT_ONCE if naive else Strategy.PLANNED)
         reports: dict[str, Report] = {}
         started = time.perf_counter()
-        async with engine_class(settings) as verifier:
+        async with Verifier(settings) as verifier:
             last = started
-            async for report in verifier.verify_many(items, concurrency=concurrency):
+            async for report in verifier.verify_many(items, concurrency=concurrency,
+                                                     options=options):
                 reports[report.id] = report
                 now = time.perf_counter()
                 if now - last > 10:

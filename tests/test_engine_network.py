@@ -26,7 +26,7 @@ from shapes import (
     openalex_list,
 )
 
-from verifier.citations.checker import Verifier
+from verifier import Verifier
 from verifier.citations.models import SourceStatus, Status
 from verifier.http.policy import SourcePolicy
 from verifier.settings import Settings

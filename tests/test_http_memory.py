@@ -24,7 +24,7 @@ from verifier.errors import (
     SourceError,
     UnexpectedStatus,
 )
-from verifier.http.client import CachePolicy, PacedClient
+from verifier.http.client import CachePolicy, Fetched, PacedClient
 from verifier.http.gate import SourceGate
 from verifier.http.mock import MockTransport
 from verifier.http.policy import RateClass, RateHint, SourcePolicy
@@ -68,15 +68,25 @@ def policy(**changes: object) -> SourcePolicy:
     return SourcePolicy(**base)  # type: ignore[arg-type]
 
 
+class TextClient:
+    """A paced client that reads every answer with TextReader."""
+
+    def __init__(self, client: PacedClient) -> None:
+        self.client = client
+        self.gate = client.gate
+
+    async def fetch(self, request: HttpRequest, deadline: float) -> Fetched[str]:
+        return await self.client.fetch(request, deadline, TextReader())
+
+
 def make_client(
     handler: Callable[[str, HttpRequest], HttpResponse], source_policy: SourcePolicy
-) -> tuple[PacedClient[str], MockTransport]:
+) -> tuple[TextClient, MockTransport]:
     transport = MockTransport(handler)
     gate = SourceGate("svc", source_policy, SourceStats())
     client = PacedClient("svc", base_url="http://svc.test", gate=gate, transport=transport,
-                         reader=TextReader(), cache=None, cache_policy=NO_CACHE,
-                         rng=random.Random(7))
-    return client, transport
+                         cache=None, cache_policy=NO_CACHE, rng=random.Random(7))
+    return TextClient(client), transport
 
 
 def test_requests_are_spaced_evenly_at_the_rate() -> None:

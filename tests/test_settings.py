@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from verifier.errors import ConfigError
-from verifier.http.policy import PolicyTable, default_policy
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from verifier.sources import PolicyTable, default_policy
 
 
 def test_from_env_reads_identification_keys_urls_and_cache_dir(tmp_path: Path) -> None:

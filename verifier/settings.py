@@ -26,37 +26,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from adapters import SERVICES
+
 from .errors import ConfigError
 
-SOURCE_NAMES: tuple[str, ...] = (
-    "crossref",
-    "openalex",
-    "pubmed",
-    "semanticscholar",
-    "openlibrary",
-    "googlebooks",
-    "doaj",
-    "arxiv",
-)
-
-DEFAULT_BASE_URLS: Mapping[str, str] = {
-    "crossref": "https://api.crossref.org",
-    "openalex": "https://api.openalex.org",
-    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
-    "semanticscholar": "https://api.semanticscholar.org/graph/v1",
-    "openlibrary": "https://openlibrary.org",
-    "googlebooks": "https://www.googleapis.com/books/v1",
-    "doaj": "https://doaj.org/api",
-    "arxiv": "https://export.arxiv.org/api",
-}
-
+SOURCE_NAMES: tuple[str, ...] = tuple(service.name for service in SERVICES)
+DEFAULT_BASE_URLS: Mapping[str, str] = {service.name: service.base_url for service in SERVICES}
 KEY_ENV_VARS: Mapping[str, str] = {
-    "crossref": "CROSSREF_PLUS_TOKEN",
-    "openalex": "OPENALEX_API_KEY",
-    "pubmed": "NCBI_API_KEY",
-    "semanticscholar": "S2_API_KEY",
-    "googlebooks": "GOOGLE_BOOKS_API_KEY",
+    service.name: service.key_env for service in SERVICES if service.key_env
 }
+"""All three derive from the sources' declarations (``SERVICE`` in each adapter module)."""
 
 VERSION = "0.1.0"
 _MAILTO = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")

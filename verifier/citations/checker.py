@@ -1,41 +1,26 @@
-"""The engine: checks citations against the enabled sources and reports a verdict on each.
+"""The citation pipeline: checks citations against the sources and reports a verdict on each.
 
-A :class:`Verifier` is opened inside the caller's running event loop and owns, for its
-lifetime, the loop-bound objects of a run: one HTTP transport, the disk cache and one
-:class:`~verifier.source_client.SourceClient` (with its pacing gate) per source. Task
-groups live inside calls, never in the object.
-
-For one citation, :meth:`Verifier.verify` parses the text, asks the planner which
-sources to ask and how, runs identifier lookups together, then searches as many at a
-time as matches are still needed, and stops as soon as the agreement rule holds. Every
-source failure becomes a value in the report; only bugs propagate.
+A :class:`CitationChecker` takes an open :class:`~verifier.session.Session` (the transport,
+cache and paced clients it uses) and per-call :class:`~verifier.options.CheckOptions`; it
+owns no resources. For one citation, :meth:`CitationChecker.check` parses the text, asks
+the planner which sources to ask and how, runs identifier lookups together, then searches
+as many at a time as matches are still needed, and stops as soon as the agreement rule
+holds. Every source failure becomes a value in the report; only bugs propagate.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterable,
-    AsyncIterator,
-    Iterable,
-    Mapping,
-    Sequence,
-)
-from types import TracebackType
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Sequence
+from contextlib import aclosing
+from typing import TYPE_CHECKING
 
+from adapters import adapter_for
 from adapters.base import Identity, SourceAdapter
+from verifier.concurrency import map_bounded
 from verifier.errors import ConfigError
-from verifier.http.cache import ResponseCache
-from verifier.http.client import CachePolicy, PacedClient
-from verifier.http.gate import SourceGate
-from verifier.http.policy import PolicyTable, SourcePolicy
-from verifier.http.stats import RunStats
-from verifier.http.transport import AiohttpTransport, Transport
-from verifier.settings import Settings
+from verifier.options import CheckOptions, ResolvedOptions, Strategy
 
 from .corrections import correction_from_results
 from .discrepancies import discrepancies
@@ -54,8 +39,8 @@ from .models import (
 from .normalize import normalize_title
 from .parsing import parse_citation
 from .plan_run import PlanRun
-from .planner import book_of, book_plan, plan_sources
-from .source_client import AdapterReader, SourceClient
+from .planner import PlanStep, SourcePlan, StepKind, book_of, book_plan, plan_sources
+from .source_client import SourceClient
 from .verdict import (
     AGREEMENT,
     corrected_record,
@@ -63,113 +48,42 @@ from .verdict import (
     retraction_status,
 )
 
-CitationLike = str | CitationInput
+if TYPE_CHECKING:
+    from verifier.session import Session
 
 _DEADLINE_GRACE_S = 1.0
 """Time past the deadline before unfinished sources are cut off (they fail by themselves
 at the deadline; this only bounds a stuck one)."""
 
 
-def derive_id(text: str) -> str:
-    """A stable id for a citation given without one."""
-    return "c-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+class CitationChecker:
+    """Checks citations through a session's source clients::
 
+        async with Session(settings) as session:
+            checker = CitationChecker(session)
+            report = await checker.check(item)
+            async for report in checker.check_many(items, concurrency=32): ...
 
-class Verifier:
-    """Checks citations against the enabled sources. Open it inside the running loop::
-
-        async with Verifier(settings) as verifier:
-            report = await verifier.verify("Smith, J. (2019). Title. Journal, 3(2), 1-9.")
-            async for report in verifier.verify_many(citations, concurrency=32):
-                ...
-
-    ``transport``, ``policies`` (per-source overrides of the published limits) and
-    ``adapters`` may be given to replace the defaults. ``stats`` holds live counters.
+    ``adapters`` replaces the default adapter of named sources (tests).
     """
 
     def __init__(
-        self,
-        settings: Settings,
-        *,
-        transport: Transport | None = None,
-        policies: Mapping[str, SourcePolicy] | None = None,
-        adapters: Sequence[SourceAdapter] | None = None,
+        self, session: Session, *, adapters: Sequence[SourceAdapter] | None = None
     ) -> None:
-        self.settings = settings
-        self.stats = RunStats()
-        self.policies = PolicyTable.for_settings(settings, policies)
-        self._given_transport = transport
-        self._transport: Transport | None = None
+        self.session = session
+        self.stats = session.stats
         self._adapters = {a.name: a for a in adapters} if adapters else {}
-        self._cache: ResponseCache | None = None
         self._clients: dict[str, SourceClient] = {}
-        self._unavailable: dict[str, SourceResult] = {}
-        self._open = False
-
-    # -- lifetime --------------------------------------------------------------------------
-
-    async def __aenter__(self) -> Verifier:
-        if self._open:
-            raise RuntimeError("Verifier is already open")
-        adapters = {name: self._adapter(name) for name in self.settings.sources}
-        transport = self._given_transport or AiohttpTransport(self.settings.user_agent)
-        await transport.__aenter__()
-        self._transport = transport
-        try:
-            if self.settings.cache_dir is not None:
-                self._cache = ResponseCache(self.settings.cache_dir)
-            cache_policy = CachePolicy(
-                read=self.settings.cache_read,
-                positive_ttl_s=self.settings.positive_ttl_s,
-                negative_ttl_s=self.settings.negative_ttl_s,
-            )
-            for name, adapter in adapters.items():
-                policy = self.policies[name]
-                if not policy.enabled:
-                    self._unavailable[name] = SourceResult(
-                        SourceStatus.SKIPPED, reason=policy.disabled_reason
-                    )
-                    self.stats.notice(f"{name}: skipped: {policy.disabled_reason}")
-                    continue
-                paced = PacedClient(
-                    name,
-                    base_url=self.settings.base_urls[name],
-                    gate=SourceGate(name, policy, self.stats.source(name)),
-                    transport=transport,
-                    reader=AdapterReader(adapter),
-                    cache=self._cache,
-                    cache_policy=cache_policy,
-                )
-                identity = Identity(mailto=self.settings.mailto, api_key=self.settings.key(name))
-                self._clients[name] = SourceClient(adapter, paced, identity)
-        except BaseException:
-            await self._close()
-            raise
-        self._open = True
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self._close()
-
-    async def _close(self) -> None:
-        self._open = False
-        self._clients.clear()
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
-        if self._transport is not None:
-            transport, self._transport = self._transport, None
-            await asyncio.shield(transport.aclose())
+        settings = session.settings
+        for name, client in session.clients.items():
+            identity = Identity(mailto=settings.mailto, api_key=settings.key(name))
+            self._clients[name] = SourceClient(self._adapter(name), client, identity)
+        self._unavailable = {
+            name: SourceResult(SourceStatus.SKIPPED, reason=reason)
+            for name, reason in session.unavailable.items()
+        }
 
     def _adapter(self, name: str) -> SourceAdapter:
-        # Imported here: the adapters import the verifier package, which imports this.
-        from adapters import adapter_for
-
         if name in self._adapters:
             return self._adapters[name]
         try:
@@ -177,96 +91,70 @@ class Verifier:
         except ValueError as exc:
             raise ConfigError(f"source {name!r} has no adapter in this version") from exc
 
-    # -- public API --------------------------------------------------------------------------
-
-    async def verify(self, citation: CitationLike, *, index: int = 0) -> Report:
-        """The verdict on one citation (free text, or a :class:`CitationInput`)."""
-        if not self._open:
-            raise RuntimeError("use 'async with Verifier(settings) as verifier:' first")
-        item = citation if isinstance(citation, CitationInput) else CitationInput(
-            id=derive_id(citation), index=index, text=citation
-        )
+    async def check(
+        self, item: CitationInput, options: CheckOptions | ResolvedOptions | None = None
+    ) -> Report:
+        """The verdict on one citation."""
+        resolved = self._resolve(options)
         self.stats.started += 1
         try:
-            return await self._check(item)
+            return await self._check(item, resolved)
         finally:
             self.stats.finished += 1
 
-    async def verify_many(
+    async def check_many(
         self,
-        citations: Iterable[CitationLike] | AsyncIterable[CitationLike],
+        items: Iterable[CitationInput] | AsyncIterable[CitationInput],
+        options: CheckOptions | None = None,
         *,
         concurrency: int = 16,
-    ) -> AsyncIterator[Report]:
+    ) -> AsyncGenerator[Report, None]:
         """Reports as each citation is decided (not in input order; ``Report.index`` is
-        the input position). At most ``concurrency`` citations are in progress, and the
-        input is read only as fast as they finish, so memory stays bounded for any input
-        size. Closing or cancelling the iteration cancels the work in progress and leaves
-        no task behind."""
+        the input position), at most ``concurrency`` in progress, the input read only as
+        fast as they finish. Closing the iteration cancels the work in progress."""
         if not 1 <= concurrency <= 10_000:
             raise ValueError(f"concurrency must be between 1 and 10000, got {concurrency}")
-        items = _aiter_items(citations)
-        running: set[asyncio.Task[Report]] = set()
-        # The next input item is awaited alongside the running checks, so a slow input
-        # (a pipe) never holds back reports that are ready.
-        fetching: asyncio.Task[tuple[int, CitationLike]] | None = None
-        exhausted = False
-        try:
-            while True:
-                if fetching is None and not exhausted and len(running) < concurrency:
-                    fetching = asyncio.ensure_future(anext(items))
-                waiting: set[asyncio.Future[Any]] = set(running)
-                if fetching is not None:
-                    waiting.add(fetching)
-                if not waiting:
-                    return
-                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                if fetching is not None and fetching in done:
-                    try:
-                        index, item = fetching.result()
-                    except StopAsyncIteration:
-                        exhausted = True
-                    else:
-                        running.add(asyncio.create_task(self.verify(item, index=index)))
-                    fetching = None
-                for task in [t for t in running if t in done]:
-                    running.discard(task)
-                    yield task.result()
-        finally:
-            leftovers: list[asyncio.Future[Any]] = [*running]
-            if fetching is not None:
-                leftovers.append(fetching)
-            for future in leftovers:
-                future.cancel()
-            if leftovers:
-                await asyncio.gather(*leftovers, return_exceptions=True)
-            await items.aclose()
+        resolved = self._resolve(options)
+        async with aclosing(
+            map_bounded(items, lambda item: self.check(item, resolved), concurrency=concurrency)
+        ) as reports:
+            async for report in reports:
+                yield report
+
+    def _resolve(self, options: CheckOptions | ResolvedOptions | None) -> ResolvedOptions:
+        if isinstance(options, ResolvedOptions):
+            return options
+        return (options or CheckOptions()).resolve(self.session.settings)
 
     # -- one citation ------------------------------------------------------------------------
 
-    async def _check(self, item: CitationInput) -> Report:
+    async def _check(self, item: CitationInput, options: ResolvedOptions) -> Report:
         loop = asyncio.get_running_loop()
         started = time.perf_counter()
-        deadline = loop.time() + self.settings.deadline_s
+        deadline = loop.time() + options.deadline_s
         citation = item.fields if item.fields is not None else parse_citation(item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
-        main = self._plan_run(citation, deadline)
+        clients = {n: c for n, c in self._clients.items() if n in options.sources}
+        main = PlanRun(citation, clients, self.stats, deadline=deadline,
+                       independence=options.independence)
         book: PlanRun | None = None
         try:
             async with asyncio.timeout_at(deadline + _DEADLINE_GRACE_S):
-                await main.run(plan_sources(citation, list(self._clients)), needed=AGREEMENT)
-                book_citation = book_of(citation)
-                if book_citation is not None and main.witnesses() < AGREEMENT:
-                    book = self._plan_run(book_citation, deadline)
-                    await book.run(book_plan(book_citation, list(self._clients)), needed=1)
+                if options.strategy is Strategy.ALL_AT_ONCE:
+                    steps = tuple(PlanStep(s, kind) for s in clients for kind in StepKind)
+                    await main.run(SourcePlan(steps, ()), needed=1, width=len(steps))
+                else:
+                    await main.run(plan_sources(citation, list(clients)), needed=AGREEMENT)
+                    book_citation = book_of(citation)
+                    if book_citation is not None and main.witnesses() < AGREEMENT:
+                        book = PlanRun(book_citation, clients, self.stats, deadline=deadline,
+                                       independence=options.independence)
+                        await book.run(book_plan(book_citation, list(clients)), needed=1)
         except TimeoutError:
             pass  # sources still out are reported timed_out
-        return self._report(item, citation, main, book, time.perf_counter() - started)
-
-    def _plan_run(self, citation: Citation, deadline: float) -> PlanRun:
-        return PlanRun(citation, self._clients, self.stats, deadline=deadline,
-                       independence=self.settings.independence)
+        return self._report(item, citation, main, book, options,
+                            time.perf_counter() - started)
 
     @staticmethod
     def _unreadable(item: CitationInput, citation: Citation, elapsed: float) -> Report:
@@ -294,11 +182,14 @@ class Verifier:
         citation: Citation,
         main: PlanRun,
         book: PlanRun | None,
+        options: ResolvedOptions,
         elapsed: float,
     ) -> Report:
-        results: dict[str, SourceResult] = dict(self._unavailable)
+        results: dict[str, SourceResult] = {
+            n: r for n, r in self._unavailable.items() if n in options.sources
+        }
         results.update(main.results())
-        verdict = decide(results, self.settings.independence)
+        verdict = decide(results, options.independence)
         flags = set(main.flags)
         if verdict.status in (Status.VERIFIED, Status.UNCONFIRMED):
             flags.discard("title_by_other_authors")
@@ -334,19 +225,3 @@ def _book_check(run: PlanRun) -> BookCheck:
     else:
         status = BookStatus.NOT_FOUND
     return BookCheck(status, run.citation.title, found, results)
-
-
-async def _aiter_items(
-    citations: Iterable[CitationLike] | AsyncIterable[CitationLike],
-) -> AsyncGenerator[tuple[int, CitationLike], None]:
-    """Number the items of a sync or async iterable, reading lazily."""
-    index = 0
-    if isinstance(citations, AsyncIterable):
-        async for item in citations:
-            yield (item.index if isinstance(item, CitationInput) else index), item
-            index += 1
-    else:
-        for item in citations:
-            yield (item.index if isinstance(item, CitationInput) else index), item
-            index += 1
-

@@ -9,10 +9,10 @@ match (steps still out are cancelled). Every source failure becomes a value: a
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from verifier.concurrency import run_until
 from verifier.errors import SourceError
 from verifier.http.stats import RunStats
 
@@ -139,34 +139,30 @@ class PlanRun:
     ) -> None:
         for step in steps:
             self._state(step.source).pending = True
-        queue = list(steps)
-        running: dict[asyncio.Task[_StepOutcome], PlanStep] = {}
-        try:
-            while queue or running:
-                in_flight = width or max(1, needed - self.witnesses())
-                while queue and len(running) < in_flight:
-                    step = queue.pop(0)
-                    if self._state(step.source).matched:
-                        continue  # its lookup already found the work: no search
-                    running[asyncio.create_task(self._run_step(step))] = step
-                if not running:
-                    break
-                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    step = running.pop(task)
-                    outcome = task.result()
-                    state = self._state(step.source)
-                    state.add(outcome.result, outcome.flags)
-                    state.pending = any(s.source == step.source for s in queue) or any(
-                        s.source == step.source for s in running.values()
-                    )
-                if self.witnesses() >= needed:
-                    return
-        finally:
-            for task in running:
-                task.cancel()
-            if running:
-                await asyncio.gather(*running, return_exceptions=True)
+        remaining = {step.source: 0 for step in steps}
+        for step in steps:
+            remaining[step.source] += 1
+
+        def finished(step: PlanStep, outcome: _StepOutcome) -> None:
+            state = self._state(step.source)
+            state.add(outcome.result, outcome.flags)
+            remaining[step.source] -= 1
+            state.pending = remaining[step.source] > 0
+
+        def skipped(step: PlanStep) -> bool:
+            state = self._state(step.source)
+            if not state.matched:
+                return False
+            remaining[step.source] -= 1  # its lookup already found the work: no search
+            state.pending = remaining[step.source] > 0
+            return True
+
+        await run_until(
+            steps, self._run_step, finished,
+            width=lambda: width or max(1, needed - self.witnesses()),
+            enough=lambda: self.witnesses() >= needed,
+            skip=skipped,
+        )
 
     def witnesses(self) -> int:
         return len(independent_groups(self._partial_results(), self._independence))

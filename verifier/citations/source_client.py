@@ -61,31 +61,26 @@ class AdapterReader:
 class SourceClient:
     """One source for the citation pipeline: an adapter over the session's paced client."""
 
-    __slots__ = ("adapter", "client", "identity", "name")
+    __slots__ = ("adapter", "client", "identity", "name", "reader")
 
-    def __init__(
-        self, adapter: SourceAdapter, client: PacedClient[SourceAnswer], identity: Identity
-    ) -> None:
+    def __init__(self, adapter: SourceAdapter, client: PacedClient, identity: Identity) -> None:
         self.adapter = adapter
         self.client = client
         self.name = adapter.name
         self.identity = identity
-
-    @property
-    def gate(self) -> object:
-        return self.client.gate
+        self.reader = AdapterReader(adapter)
 
     async def query(self, request: HttpRequest, deadline: float) -> QueryResult:
         """Records for ``request`` (best first, ``[]`` for "not found"); raises SourceError.
 
         When the adapter asks for a follow-up, it is made here, through the same cache and
         pacing, and its records are the answer."""
-        first = await self.client.fetch(request, deadline)
+        first = await self.client.fetch(request, deadline, self.reader)
         follow_up = first.value.follow_up
         if follow_up is None:
             return QueryResult(first.value.records, first.requests, first.cached)
         try:
-            second = await self.client.fetch(follow_up, deadline)
+            second = await self.client.fetch(follow_up, deadline, self.reader)
         except SourceError as exc:
             exc.requests += first.requests
             raise

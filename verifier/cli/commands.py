@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 
 from verifier.errors import ConfigError
-from verifier.http.policy import summarize
 from verifier.settings import SOURCE_NAMES, Settings
+from verifier.sources import summarize
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCH_DIR = REPO_ROOT / "bench"
@@ -104,7 +104,7 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_LIBRARIES = frozenset({"scoring", "ww_world", "naive"})
+_LIBRARIES = frozenset({"scoring", "ww_world"})
 """bench/ modules that are used by benchmarks, not run as one."""
 
 __all__ = ["SOURCE_NAMES", "add_commands"]

@@ -402,9 +402,7 @@ class CheckRun:
 
     async def verify_all(self, settings: Settings, writer: JsonlWriter) -> None:
         """Verify every item not done yet and write its line as soon as it is known."""
-        from verifier.citations.checker import (
-            Verifier,  # imported here: --help and usage errors stay instant
-        )
+        from verifier.api import Verifier  # imported here: --help stays instant
 
         plan, total = self.plan, self.total
         done = self.prior.tally.total if total is None else min(self.prior.tally.total, total)

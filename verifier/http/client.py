@@ -28,7 +28,7 @@ import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from verifier.errors import (
     BudgetSpent,
@@ -100,9 +100,11 @@ class _Flight(Generic[T]):
         self.deadline = deadline
 
 
-class PacedClient(Generic[T]):
+class PacedClient:
     """One service's client. Created inside the running loop; shared by every pipeline of
-    a session, so they all stay within the service's one set of limits."""
+    a session, so they all stay within the service's one set of limits. Each call names
+    the reader of its answer (a service may serve several formats through one set of
+    limits: a model endpoint's chat and decisions)."""
 
     def __init__(
         self,
@@ -111,7 +113,6 @@ class PacedClient(Generic[T]):
         base_url: str,
         gate: SourceGate,
         transport: Transport,
-        reader: ResponseReader[T],
         cache: ResponseCache | None,
         cache_policy: CachePolicy,
         rng: random.Random | None = None,
@@ -119,29 +120,31 @@ class PacedClient(Generic[T]):
         self.name = name
         self.base_url = base_url
         self.gate = gate
-        self.reader = reader
         self._transport = transport
         self._cache = cache
         self._cache_policy = cache_policy
         self._rng = rng
-        self._flights: dict[str, _Flight[T]] = {}
+        self._flights: dict[str, _Flight[Any]] = {}
         self._loop = asyncio.get_running_loop()
 
-    async def fetch(self, request: HttpRequest, deadline: float) -> Fetched[T]:
-        """The reader's value for ``request``; raises SourceError."""
+    async def fetch(
+        self, request: HttpRequest, deadline: float, reader: ResponseReader[T]
+    ) -> Fetched[T]:
+        """``reader``'s value for ``request``; raises SourceError."""
         key = request.cache_key()
-        cached = await self._from_cache(request, key)
+        cached = await self._from_cache(request, key, reader)
         if cached is not None:
             return cached
+        flight_key = f"{type(reader).__qualname__}:{key}"
         while True:
-            flight = self._flights.get(key)
+            flight: _Flight[T] | None = self._flights.get(flight_key)
             joined = flight is not None
             if flight is None:
                 flight = _Flight(
-                    asyncio.create_task(self._fetch(request, key, deadline)), deadline
+                    asyncio.create_task(self._fetch(request, key, deadline, reader)), deadline
                 )
-                self._flights[key] = flight
-                flight.task.add_done_callback(self._forget(key))
+                self._flights[flight_key] = flight
+                flight.task.add_done_callback(self._forget(flight_key))
             try:
                 answer = await self._wait(flight, deadline)
             except SourceError as exc:
@@ -153,8 +156,8 @@ class PacedClient(Generic[T]):
                 return Fetched(answer.value, answer.response, 0, False)
             return answer
 
-    def _forget(self, key: str) -> Callable[[asyncio.Task[Fetched[T]]], None]:
-        def forget(_task: asyncio.Task[Fetched[T]]) -> None:
+    def _forget(self, key: str) -> Callable[[asyncio.Task[Any]], None]:
+        def forget(_task: asyncio.Task[Any]) -> None:
             self._flights.pop(key, None)
 
         return forget
@@ -178,20 +181,24 @@ class PacedClient(Generic[T]):
                 flight.task.cancel()
                 await asyncio.gather(flight.task, return_exceptions=True)
 
-    async def _from_cache(self, request: HttpRequest, key: str) -> Fetched[T] | None:
+    async def _from_cache(
+        self, request: HttpRequest, key: str, reader: ResponseReader[T]
+    ) -> Fetched[T] | None:
         if self._cache is None or not self._cache_policy.read:
             return None
         response = await self._cache.get(self.name, key)
         if response is None:
             return None
         try:
-            value = self.reader.read(request, response)
+            value = reader.read(request, response)
         except SourceError:
             return None  # an entry the current reader cannot read is a miss
         self.gate.stats.cache_hits += 1
         return Fetched(value, response, 0, True)
 
-    async def _fetch(self, request: HttpRequest, key: str, deadline: float) -> Fetched[T]:
+    async def _fetch(
+        self, request: HttpRequest, key: str, deadline: float, reader: ResponseReader[T]
+    ) -> Fetched[T]:
         policy = self.gate.policy
         stats = self.gate.stats
         sent = 0
@@ -202,7 +209,7 @@ class PacedClient(Generic[T]):
             try:
                 response = await self._send(request, deadline)
                 sent += 1
-                value = self._read(request, response)
+                value = self._read(request, response, reader)
             except (TransportError, RateLimited, ServerError, MalformedResponse) as exc:
                 failure = exc
                 if isinstance(exc, TransportError):
@@ -214,7 +221,7 @@ class PacedClient(Generic[T]):
                 raise
             else:
                 self.gate.record_success()
-                await self._store(key, response, positive=self.reader.positive(value))
+                await self._store(key, response, positive=reader.positive(value))
                 return Fetched(value, response, sent, False)
             if not isinstance(failure, RateLimited):
                 # Throttling pauses the service (above); the breaker is for a service that
@@ -249,9 +256,11 @@ class PacedClient(Generic[T]):
             except TimeoutError:
                 raise RequestTimeout(f"{self.name}: no answer within {timeout:.1f}s") from None
 
-    def _read(self, request: HttpRequest, response: HttpResponse) -> T:
+    def _read(
+        self, request: HttpRequest, response: HttpResponse, reader: ResponseReader[T]
+    ) -> T:
         """Read one response: throttling and server errors raise, the rest is the reader's."""
-        hint = self.reader.rate_hint(response)
+        hint = reader.rate_hint(response)
         if hint is not None:
             self.gate.apply_hint(hint)
         if response.status == 429:
@@ -259,7 +268,7 @@ class PacedClient(Generic[T]):
         if response.status >= 500:
             raise ServerError(f"{self.name}: HTTP {response.status}", response.status)
         try:
-            return self.reader.read(request, response)
+            return reader.read(request, response)
         except RateLimited as exc:
             # Throttling reported inside a 200 body (PubMed does this).
             self.gate.stats.throttled += 1

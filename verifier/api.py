@@ -1,0 +1,150 @@
+"""The library's front door: a session and the pipelines on it, in one ``async with``.
+
+:class:`Verifier` opens a :class:`~verifier.session.Session` (transport, cache, one paced
+client per service) and the citation pipeline on it::
+
+    async with Verifier(settings) as verifier:
+        report = await verifier.verify("Smith, J. (2019). Title. Journal, 3(2), 1-9.")
+        async for report in verifier.verify_many(citations, concurrency=32):
+            ...
+
+Per-call :class:`~verifier.options.CheckOptions` narrow the sources, the deadline or the
+independence rule without touching the shared limits. Other pipelines (premise checks,
+the review judge) attach to ``verifier.session`` the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import aclosing
+from types import TracebackType
+
+from adapters.base import SourceAdapter
+
+from .citations.checker import CitationChecker
+from .citations.models import CitationInput, Report
+from .http.policy import SourcePolicy
+from .http.stats import RunStats
+from .http.transport import Transport
+from .options import CheckOptions
+from .session import Session
+from .settings import Settings
+from .sources import PolicyTable
+
+CitationLike = str | CitationInput
+
+
+def derive_id(text: str) -> str:
+    """A stable id for a citation given without one."""
+    return "c-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+class Verifier:
+    """Checks citations against the enabled sources. Open it inside the running loop.
+
+    ``transport``, ``policies`` (per-source overrides of the published limits) and
+    ``adapters`` may be given to replace the defaults. ``stats`` holds live counters.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        transport: Transport | None = None,
+        policies: Mapping[str, SourcePolicy] | None = None,
+        adapters: Sequence[SourceAdapter] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.stats = RunStats()
+        self._transport = transport
+        self._policies = policies
+        self._adapters = adapters
+        self._session: Session | None = None
+        self._citations: CitationChecker | None = None
+
+    @property
+    def policies(self) -> PolicyTable:
+        return PolicyTable.for_settings(self.settings, self._policies)
+
+    @property
+    def session(self) -> Session:
+        """The open session (one per ``async with``, so one per event loop)."""
+        if self._session is None:
+            raise RuntimeError("use 'async with Verifier(settings) as verifier:' first")
+        return self._session
+
+    @property
+    def citations(self) -> CitationChecker:
+        if self._citations is None:
+            raise RuntimeError("use 'async with Verifier(settings) as verifier:' first")
+        return self._citations
+
+    async def __aenter__(self) -> Verifier:
+        if self._session is not None:
+            raise RuntimeError("Verifier is already open")
+        session = Session(self.settings, transport=self._transport, policies=self._policies,
+                          stats=self.stats)
+        await session.__aenter__()
+        try:
+            self._citations = CitationChecker(session, adapters=self._adapters)
+        except BaseException:
+            await session.__aexit__(None, None, None)
+            raise
+        self._session = session
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        session, self._session, self._citations = self._session, None, None
+        if session is not None:
+            await session.__aexit__(exc_type, exc, tb)
+
+    async def verify(
+        self, citation: CitationLike, *, index: int = 0, options: CheckOptions | None = None
+    ) -> Report:
+        """The verdict on one citation (free text, or a :class:`CitationInput`)."""
+        return await self.citations.check(_as_item(citation, index), options)
+
+    async def verify_many(
+        self,
+        citations: Iterable[CitationLike] | AsyncIterable[CitationLike],
+        *,
+        concurrency: int = 16,
+        options: CheckOptions | None = None,
+    ) -> AsyncIterator[Report]:
+        """Reports as each citation is decided (not in input order; ``Report.index`` is
+        the input position). At most ``concurrency`` citations are in progress, and the
+        input is read only as fast as they finish, so memory stays bounded for any input
+        size. Closing or cancelling the iteration cancels the work in progress and leaves
+        no task behind."""
+        async with aclosing(
+            self.citations.check_many(_numbered(citations), options, concurrency=concurrency)
+        ) as reports:
+            async for report in reports:
+                yield report
+
+
+def _as_item(citation: CitationLike, index: int) -> CitationInput:
+    if isinstance(citation, CitationInput):
+        return citation
+    return CitationInput(id=derive_id(citation), index=index, text=citation)
+
+
+async def _numbered(
+    citations: Iterable[CitationLike] | AsyncIterable[CitationLike],
+) -> AsyncIterator[CitationInput]:
+    """Items of a sync or async iterable as CitationInput, numbered lazily."""
+    index = 0
+    if isinstance(citations, AsyncIterable):
+        async for item in citations:
+            yield _as_item(item, index)
+            index += 1
+    else:
+        for item in citations:
+            yield _as_item(item, index)
+            index += 1

@@ -1,0 +1,141 @@
+"""The session: the I/O resources of one event loop, shared by every pipeline on it.
+
+A :class:`Session` is opened once per event loop (``async with Session(settings)``) and
+owns, until it closes:
+
+- one HTTP transport (:class:`~verifier.http.transport.AiohttpTransport` unless given);
+- the disk cache of raw responses (opened and closed off the loop);
+- one :class:`~verifier.http.client.PacedClient` per declared service, with its gate:
+  its pause, breaker, concurrency, rate and budget state.
+
+Pipelines (the citation checker today; premise checks and the review judge next) take the
+session and per-call options; they never own resources. Two pipelines on one session share
+each service's one set of limiters, so together they stay within its published limits.
+Closing is exception-safe: everything opened is closed in reverse order, whatever failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from types import TracebackType
+
+from .errors import ConfigError
+from .http.cache import ResponseCache
+from .http.client import CachePolicy, PacedClient
+from .http.gate import SourceGate
+from .http.policy import SourcePolicy
+from .http.stats import RunStats
+from .http.transport import AiohttpTransport, Transport
+from .settings import Settings
+from .sources import PolicyTable
+
+
+class Session:
+    """Owns the transport, the cache and one paced client per enabled service.
+
+    ``transport`` replaces the real one (tests pass a ``MockTransport``); ``policies``
+    overrides the published limits of named services. ``stats`` holds live counters for
+    every service; ``unavailable`` maps each disabled service to the reason.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        transport: Transport | None = None,
+        policies: Mapping[str, SourcePolicy] | None = None,
+        stats: RunStats | None = None,
+    ) -> None:
+        self.settings = settings
+        self.stats = stats if stats is not None else RunStats()
+        self.policies = PolicyTable.for_settings(settings, policies)
+        self.unavailable: dict[str, str] = {}
+        self.cache: ResponseCache | None = None
+        self._given_transport = transport
+        self._transport: Transport | None = None
+        self._clients: dict[str, PacedClient] = {}
+        self._stack: AsyncExitStack | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._stack is not None
+
+    async def __aenter__(self) -> Session:
+        if self._stack is not None:
+            raise RuntimeError("the session is already open")
+        async with AsyncExitStack() as stack:
+            transport = self._given_transport or AiohttpTransport(self.settings.user_agent)
+            self._transport = await stack.enter_async_context(transport)
+            stack.callback(self._forget)
+            if self.settings.cache_dir is not None:
+                self.cache = await asyncio.to_thread(ResponseCache, self.settings.cache_dir)
+                stack.push_async_callback(self._close_cache)
+            self._open_clients(self._transport)
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await asyncio.shield(stack.aclose())
+
+    def _open_clients(self, transport: Transport) -> None:
+        settings = self.settings
+        cache_policy = CachePolicy(
+            read=settings.cache_read,
+            positive_ttl_s=settings.positive_ttl_s,
+            negative_ttl_s=settings.negative_ttl_s,
+        )
+        for name in settings.sources:
+            policy = self.policies[name]
+            if not policy.enabled:
+                reason = policy.disabled_reason or "disabled"
+                self.unavailable[name] = reason
+                self.stats.notice(f"{name}: skipped: {reason}")
+                continue
+            self._clients[name] = PacedClient(
+                name,
+                base_url=settings.base_urls[name],
+                gate=SourceGate(name, policy, self.stats.source(name)),
+                transport=transport,
+                cache=self.cache,
+                cache_policy=cache_policy,
+            )
+
+    async def _close_cache(self) -> None:
+        cache, self.cache = self.cache, None
+        if cache is not None:
+            await asyncio.to_thread(cache.close)
+
+    def _forget(self) -> None:
+        self._clients.clear()
+        self._transport = None
+
+    # -- what pipelines use --------------------------------------------------------------
+
+    def client(self, name: str) -> PacedClient:
+        """The paced client of service ``name`` (raises ``ConfigError`` when the service
+        is disabled or unknown; ``unavailable`` says why)."""
+        if self._stack is None:
+            raise RuntimeError("use 'async with Session(settings) as session:' first")
+        client = self._clients.get(name)
+        if client is None:
+            reason = self.unavailable.get(name, "not configured")
+            raise ConfigError(f"service {name!r} is not available: {reason}")
+        return client
+
+    @property
+    def clients(self) -> Mapping[str, PacedClient]:
+        """Every available service's client, in the settings' order."""
+        return self._clients
+
+    def __repr__(self) -> str:
+        state = "open" if self._stack is not None else "closed"
+        return f"<Session {state} services={list(self._clients)}>"
