@@ -60,12 +60,13 @@ def sigmoid(z: float) -> float:
 
 
 def fit_logistic(rows: Sequence[Sequence[float]], labels: Sequence[int],
-                 features: Sequence[str], l2: float = 1.0,
+                 features: Sequence[str], l2: float = 1.0, balanced: bool = False,
                  iterations: int = 50) -> LogisticModel:
-    """Weights maximising Σ log-likelihood − ``l2``/2 · ‖w‖² (intercept unpenalised).
+    """Weights maximising Σ cᵢ · log-likelihoodᵢ − ``l2``/2 · ‖w‖² (intercept unpenalised).
 
-    ``labels`` are 1 (yes) or 0 (no); both must occur. Stops when the Newton step is below
-    1e-10 or after ``iterations`` steps.
+    ``labels`` are 1 (yes) or 0 (no); both must occur. cᵢ is 1, or with ``balanced``
+    n / (2 · rows of that label), so each label weighs half and the intercept reflects
+    an even prior. Stops when the Newton step is below 1e-10 or after ``iterations``.
     """
     if len(rows) != len(labels) or not rows:
         raise ValueError("need as many labels as rows, and at least one row")
@@ -74,6 +75,9 @@ def fit_logistic(rows: Sequence[Sequence[float]], labels: Sequence[int],
     width = len(features)
     if any(len(row) != width for row in rows):
         raise ValueError(f"every row needs {width} features")
+    positives = sum(labels)
+    class_weight = {1: len(labels) / (2 * positives) if balanced else 1.0,
+                    0: len(labels) / (2 * (len(labels) - positives)) if balanced else 1.0}
     size = width + 1                      # index 0 is the intercept
     beta = [0.0] * size
     for _ in range(iterations):
@@ -82,9 +86,10 @@ def fit_logistic(rows: Sequence[Sequence[float]], labels: Sequence[int],
         for row, label in zip(rows, labels, strict=True):
             x = (1.0, *row)
             p = sigmoid(sum(b * v for b, v in zip(beta, x, strict=True)))
-            weight = p * (1.0 - p)
+            c = class_weight[label]
+            weight = c * p * (1.0 - p)
             for i in range(size):
-                gradient[i] += (label - p) * x[i]
+                gradient[i] += c * (label - p) * x[i]
                 for j in range(i, size):
                     hessian[i][j] += weight * x[i] * x[j]
         for i in range(size):

@@ -1,9 +1,9 @@
 """What the offline model measures about a statement against a state: the feature vector.
 
-:func:`evidence_for` splits the state into sentence passages and ranks them by BM25
-against the statement's content terms; :func:`features` turns the statement and its best
-passages into the fixed, named vector :data:`FEATURES` that the logistic calibration
-weighs. Every feature is on a 0–1 scale (most are shares or flags):
+:func:`index_state` splits the state into sentence passages and indexes them for BM25;
+:func:`features` ranks them against the statement's content terms and turns the statement
+and its best passages into the fixed, named values :data:`FEATURES` that the logistic
+calibration weighs. Every feature is on a 0–1 scale (most are shares or flags):
 
 =================  ==================================================================
 ``cov_top1``       share of the statement's content terms found in the best passage
@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verifier.llm.offline.bm25 import BM25Index, Ranked
+from verifier.llm.offline.bm25 import BM25Index
 from verifier.llm.offline.text import (
     bigrams,
     directions,
@@ -52,31 +52,34 @@ TOP_K = 3
 
 
 @dataclass(frozen=True, slots=True)
-class Evidence:
-    """A state read as passages, ranked against one statement (best first)."""
+class IndexedState:
+    """A state split into sentence passages, tokenised and indexed once, so that many
+    statements can be judged against it."""
 
     passages: tuple[str, ...]
-    ranking: tuple[Ranked, ...]
+    passage_terms: tuple[tuple[str, ...], ...]
+    index: BM25Index
+    numbers: frozenset[str]
 
-    def best(self, k: int = TOP_K) -> list[str]:
-        """The text of the ``k`` best passages, best first."""
-        return [self.passages[ranked.index] for ranked in self.ranking[:k]]
+    def best(self, query: Sequence[str], k: int = TOP_K) -> list[int]:
+        """Indices of the ``k`` passages ranking highest for ``query`` terms."""
+        return [ranked.index for ranked in self.index.rank(query)[:k]]
 
 
-def evidence_for(statement: str, state: str) -> Evidence:
-    """The state's sentences ranked by BM25 against the statement's content terms."""
+def index_state(state: str) -> IndexedState:
+    """``state`` read as sentence passages with their terms, BM25 index and numbers."""
     passages = tuple(sentences(state))
-    index = BM25Index([terms(passage) for passage in passages])
-    return Evidence(passages, tuple(index.rank(terms(statement))))
+    passage_terms = tuple(tuple(terms(passage)) for passage in passages)
+    return IndexedState(passages, passage_terms, BM25Index(passage_terms),
+                        frozenset(numbers(state)))
 
 
-def features(statement: str, state: str) -> dict[str, float]:
+def features(statement: str, state: str | IndexedState) -> dict[str, float]:
     """The features named by :data:`FEATURES`, in that order, for ``statement`` judged
-    against ``state``."""
+    against ``state`` (text, or a state indexed once by :func:`index_state`)."""
+    indexed = index_state(state) if isinstance(state, str) else state
+    passages, passage_terms, index = indexed.passages, indexed.passage_terms, indexed.index
     query = list(dict.fromkeys(terms(statement)))
-    passages = sentences(state)
-    passage_terms = [terms(passage) for passage in passages]
-    index = BM25Index(passage_terms)
     ranking = index.rank(query)
     top = [ranking[i].index for i in range(min(TOP_K, len(ranking)))]
     top1_terms = set(passage_terms[top[0]]) if top else set()
@@ -101,7 +104,7 @@ def features(statement: str, state: str) -> dict[str, float]:
     negated_statement = negations(statement)
     negated_best = negations(best_text)
     stated = numbers(statement)
-    available = numbers(state)
+    available = set(indexed.numbers)
     unmatched = (sum(1 for value in stated if not numbers_agree(value, available)) / len(stated)
                  if stated else 0.0)
     agree, oppose = _direction_shares(statement, [passages[i] for i in top])

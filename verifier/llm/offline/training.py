@@ -11,8 +11,10 @@ correlated features fitted on 200 SciFact rows did not):
   state covers the statement at all (``cov_all``, ``cov_top1``, ``bm25_top1``,
   ``bigram_top3``).
 
-Both use an L2 penalty of 10 on the weights (not the intercept). NOT_ENOUGH_INFO rows
-are left out of ``true``. The fit is :func:`.calibration.fit_logistic`: deterministic.
+Both use an L2 penalty of 10 on the weights (not the intercept) and weigh the two
+classes equally (so 0.5 means "no lean either way", whatever the datasets' label mix).
+NOT_ENOUGH_INFO rows are left out of ``true``. The fit is
+:func:`.calibration.fit_logistic`: deterministic.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class ModelSpec:
     positive: frozenset[str]
     negative: frozenset[str]
     l2: float = 10.0
+    balanced: bool = True
 
 
 TRUE_SPEC = ModelSpec("true", ("cov_top1", "neg_mismatch", "num_unmatched", "dir_oppose"),
@@ -60,7 +63,7 @@ def fit_model(spec: ModelSpec, rows: Sequence[tuple[dict[str, float], str]]
             if label in spec.positive or label in spec.negative]
     model = fit_logistic([[values[name] for name in spec.features] for values, _ in used],
                          [int(label in spec.positive) for _, label in used],
-                         spec.features, l2=spec.l2)
+                         spec.features, l2=spec.l2, balanced=spec.balanced)
     return model, dict(sorted(Counter(label for _, label in used).items()))
 
 
