@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])|\n+|\s{3,}")
+_WRAPPED_LINE = re.compile(r"(?<=[^\n]{40})(?<![.!?:])[ \t]*\n(?![ \t]*\n)[ \t]*")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CITATION_MARKER = re.compile(r"\[<\|[a-z_]+\|>\]|\[\d+(?:[,–-]\s*\d+)*\]")
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(%|percent\b)?")
@@ -76,8 +77,12 @@ for _axis, _up, _down in (
 
 
 def sentences(text: str) -> list[str]:
-    """The non-empty sentences of ``text``, stripped, in order."""
-    parts = _SENTENCE_BREAK.split(text)
+    """The non-empty sentences of ``text``, stripped, in order.
+
+    A blank line always ends a sentence; a single line break does too after
+    sentence-final punctuation or a colon, or after a short line (under 40 characters:
+    a title or heading), and otherwise reads as a space (prose wrapped in lines)."""
+    parts = _SENTENCE_BREAK.split(_WRAPPED_LINE.sub(" ", text))
     return [part.strip() for part in parts if part and part.strip()]
 
 
