@@ -155,6 +155,7 @@ def test_the_bench_reports_missing_data_instead_of_crashing(
     assert "claims data not found" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_shipped_weights_are_what_the_training_script_fits_on_the_shared_data() -> None:
     if not all((train.DEFAULT_DATA / path).is_file() for path in train.FILES.values()):
         pytest.skip(f"claims data not available: {train.DEFAULT_DATA}")

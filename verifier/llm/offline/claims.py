@@ -4,8 +4,8 @@ Rules (deterministic; a sentence picker, not a summariser):
 
 1. candidates are the first :data:`WINDOW` sentences after an "Abstract" heading (or of
    the text when there is none): the abstract and the start of the introduction in the
-   usual layout. Heading-like lines (no final punctuation, under eight words) and
-   sentences under six or over 80 words are skipped;
+   usual layout. Headings (Markdown ``#`` lines; lines with no final punctuation under
+   eight words), questions, and sentences under six or over 80 words are skipped;
 2. each candidate is scored: +2 for each finding cue ("we show", "results indicate",
    "outperforms", "significantly" …), up to three; +2 × its centrality (mean share of its
    content terms found in the other candidates); −2 for a method or layout cue ("we
@@ -27,7 +27,7 @@ from verifier.llm.offline.text import numbers, sentences, terms
 WINDOW = 40
 MIN_CLAIMS, MAX_CLAIMS = 3, 7
 
-_ABSTRACT = re.compile(r"(?im)^\s*abstract\s*[:.]?\s*$|\babstract\s*[:.—-]\s")
+_ABSTRACT = re.compile(r"(?im)^[\s#*]*abstract[\s*]*[:.]?\s*$|\babstract\s*[:.—-]\s")
 _FINDING = re.compile(
     r"(?i)\b(?:we (?:show|find|found|demonstrate|observe|observed|establish|report|prove|"
     r"identify|identified|reveal)|(?:our |these |the )?(?:results|findings|data|experiments)"
@@ -69,8 +69,10 @@ def _candidates(paper_text: str) -> list[str]:
     kept = []
     for sentence in sentences(text):
         words = sentence.split()
-        if not sentence.endswith((".", "!")) and len(words) < 8:
+        if sentence.startswith("#") or (not sentence.endswith((".", "!")) and len(words) < 8):
             continue                      # a heading
+        if sentence.endswith("?"):
+            continue
         if 6 <= len(words) <= 80:
             kept.append(sentence)
         if len(kept) == WINDOW:
