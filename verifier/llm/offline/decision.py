@@ -36,10 +36,10 @@ The model has no way to understand arbitrary options, so it applies documented r
   An option that shares no word with the state cannot be told apart from another such
   option, so they get equal probability. When no option shares any word with the
   state, the answer is a refusal.
-- :class:`Score`: the instructions' statement is judged as a *supported* predicate and
-  P(supported) is placed on the scale: level ``i`` of ``L`` gets weight
-  ``exp(-(i - p·(L-1))² / 2)``, normalised. It suits "how strongly does the paper
-  support …" scales, not scales about style or quality.
+- :class:`Score`: the instructions are read like a predicate's (same statement and
+  intent rules) and the resulting probability ``p`` is placed on the scale: level ``i``
+  of ``L`` gets weight ``exp(-(i - p·(L-1))² / 2)``, normalised. It suits "how strongly
+  does the paper support …" scales, not scales about style or quality.
 
 A question about an empty state, or with a statement that has no content words beyond
 question words ("Is it true?"), is a refusal (``probability=None``), never a default value.
