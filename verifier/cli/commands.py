@@ -104,7 +104,7 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_LIBRARIES = frozenset({"scoring", "ww_world"})
+_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data"})
 """bench/ modules that are used by benchmarks, not run as one."""
 
 __all__ = ["SOURCE_NAMES", "add_commands"]
