@@ -158,4 +158,7 @@ def markdown_table(report: Mapping[str, object], published: Published | None = N
     lines.append("")
     lines.append(f"Means over {papers} papers with 95 % bootstrap intervals; ratios in percent; "
                  "– = undefined.")
+    if extra:
+        lines.append(f"{published_label}: ReviewBench's published means (no intervals), "
+                     "beside ours for reference.")
     return "\n".join(lines)
