@@ -1,0 +1,6 @@
+"""Checking the claims of review comments: premise scores, claim statuses, evaluation.
+
+- :mod:`.status`: FactReview's claim-status program (rules as a table, gate levels);
+- :mod:`.aggregate`: a comment's score from its premises (minimum, routing, phrasings);
+- :mod:`.evaluation`: AUROC, the paired paper-level bootstrap, cost and latency summaries.
+"""
