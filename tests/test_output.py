@@ -195,3 +195,43 @@ def test_tally_counts_statuses_and_input_errors_apart(status: Status) -> None:
     tally.update(other)
     assert tally.statuses == {status: 2}
     assert (tally.input_errors, tally.total) == (1, 3)
+
+
+def test_the_line_queue_writes_off_the_loop_and_keeps_every_queued_line_on_cancel(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import threading
+
+    from verifier.cli.output import JsonlWriter, LineQueue
+
+    writers: set[int] = set()
+
+    class Recording(JsonlWriter):
+        def write_many(self, lines: list[bytes]) -> None:
+            writers.add(threading.get_ident())
+            super().write_many(lines)
+
+    path = tmp_path / "out.jsonl"
+
+    async def main() -> int:
+        writer = Recording(path.open("wb"), close=True)
+        loop_thread = threading.get_ident()
+
+        async def produce(lines: LineQueue) -> None:
+            for i in range(500):
+                await lines.put(b'{"id": "%d"}\n' % i)
+            await asyncio.Event().wait()  # decided everything, then interrupted
+
+        async with LineQueue(writer, maxsize=8) as lines:
+            task = asyncio.create_task(produce(lines))
+            while lines.writer.lines_written + lines._queue.qsize() < 500:
+                await asyncio.sleep(0.001)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        writer.close()
+        return loop_thread
+
+    loop_thread = asyncio.run(main())
+    assert loop_thread not in writers
+    assert path.read_bytes().count(b"\n") == 500

@@ -64,6 +64,7 @@ from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
 from .commands import add_commands
 from .output import (
     JsonlWriter,
+    LineQueue,
     PriorOutput,
     Tally,
     input_error_to_json,
@@ -412,16 +413,17 @@ class CheckRun:
                 display = open_progress(verifier.stats, settings.sources, total=total,
                                         done=done, quiet=plan.quiet, live=self._live_display())
                 with display:
-                    async with aclosing(self._pending(writer, display.advance)) as pending, \
+                    async with LineQueue(writer) as lines, \
+                            aclosing(self._pending(lines, display.advance)) as pending, \
                             _closing(verifier.verify_many(pending, concurrency=plan.concurrency)) \
                             as reports:
                         async for report in reports:
-                            writer.write(report_to_json(report))
+                            await lines.put(report_to_json(report))
                             unreadable = INPUT_ERROR_FLAG in report.flags
                             self.tally.add(report.status, input_error=unreadable)
                             display.advance()
 
-    async def _pending(self, writer: JsonlWriter,
+    async def _pending(self, lines: LineQueue,
                        advance: Callable[[], None]) -> AsyncGenerator[CitationInput, None]:
         """The items still to verify. Unreadable items are written as error lines on the
         way (they need no engine); items already in a resumed output are skipped."""
@@ -432,7 +434,7 @@ class CheckRun:
                 position += 1  # every item, readable or not, takes the next index
                 if isinstance(item, InputError):
                     if item.item not in done_ids:
-                        writer.write(input_error_to_json(item, position))
+                        await lines.put(input_error_to_json(item, position))
                         self.tally.add(Status.INCONCLUSIVE, input_error=True)
                         advance()
                 elif item.id not in done_ids:

@@ -16,6 +16,7 @@ at worst its last line is cut short, and :func:`scan_output` / :meth:`JsonlWrite
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections import Counter
@@ -190,6 +191,16 @@ class JsonlWriter:
             os.fsync(self._stream.fileno())
         self.lines_written += 1
 
+    def write_many(self, lines: list[bytes]) -> None:
+        """Write several lines at once, then flush (and fsync) once."""
+        if not lines:
+            return
+        self._stream.write(b"".join(lines))
+        self._stream.flush()
+        if self._fsync:
+            os.fsync(self._stream.fileno())
+        self.lines_written += len(lines)
+
     def close(self) -> None:
         self._stream.flush()
         if self._close:
@@ -206,6 +217,53 @@ class JsonlWriter:
     def __repr__(self) -> str:
         name = getattr(self._stream, "name", "?")
         return f"<JsonlWriter {name!r} lines_written={self.lines_written}>"
+
+
+class LineQueue:
+    """Hands output lines from the event loop to a :class:`JsonlWriter` off the loop.
+
+    ``await put(line)`` queues a line (waiting while ``maxsize`` lines are queued: the
+    writer's pace bounds memory); one consumer task writes whatever has queued up in one
+    call on a worker thread, so a slow disk or a slow reader of stdout never stalls the
+    loop. Leaving ``async with`` writes everything queued, even when the run is being
+    cancelled: a line decided is a line written.
+    """
+
+    def __init__(self, writer: JsonlWriter, *, maxsize: int = 1024) -> None:
+        self.writer = writer
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize)
+        self._consumer: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> LineQueue:
+        self._consumer = asyncio.create_task(self._consume())
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            consumer.cancel()
+            await asyncio.gather(consumer, return_exceptions=True)
+        # Whatever is still queued (a cancelled run included) is written before we go.
+        await asyncio.shield(asyncio.to_thread(self.writer.write_many, self._drain()))
+
+    async def put(self, line: bytes) -> None:
+        if self._consumer is not None and self._consumer.done():
+            self._consumer.result()  # the writer failed (e.g. a broken pipe): raise it here
+        await self._queue.put(line)
+
+    def _drain(self) -> list[bytes]:
+        lines = []
+        while not self._queue.empty():
+            lines.append(self._queue.get_nowait())
+        return lines
+
+    async def _consume(self) -> None:
+        while True:
+            lines = [await self._queue.get()]
+            lines.extend(self._drain())
+            await asyncio.to_thread(self.writer.write_many, lines)
 
 
 def _parse_line(line: bytes) -> tuple[str, Status, bool] | None:

@@ -1,0 +1,131 @@
+"""The layers' import direction, read from the source with ``ast`` (every import, at any
+depth in a module, counts):
+
+- ``verifier.http`` imports nothing above it (only ``verifier.errors`` and itself);
+- adapters do no I/O (no aiohttp, asyncio, sockets, files) and know no pipeline run;
+- the world imports nothing of the pipelines (only standards, the model value types and
+  the offline model that answers for its simulated endpoint);
+- the pipelines (citations, llm, claims, judge, reviews) never import the CLI, the service
+  or the library front door;
+- nothing imports the CLI or the service but themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    name = _module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _modules(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+def _ours(imported: set[str]) -> set[str]:
+    return {m for m in imported if m.split(".")[0] in ("verifier", "adapters")}
+
+
+def _within(module: str, allowed: tuple[str, ...]) -> bool:
+    return any(module == a or module.startswith(a + ".") for a in allowed)
+
+
+def _violations(paths: list[Path], allowed: tuple[str, ...]) -> list[str]:
+    bad = []
+    for path in paths:
+        for module in sorted(_ours(_imports(path))):
+            # "from verifier.x import name" also yields "verifier.x.name": judge the module.
+            if not _within(module, allowed) and not _within(module.rsplit(".", 1)[0], allowed):
+                bad.append(f"{path.relative_to(ROOT)} imports {module}")
+    return bad
+
+
+def test_the_http_layer_imports_nothing_above_it() -> None:
+    assert _violations(_modules("verifier/http"), ("verifier.http", "verifier.errors")) == []
+
+
+def test_adapters_do_no_io() -> None:
+    io_modules = ("aiohttp", "asyncio", "socket", "urllib.request", "requests", "httpx",
+                  "time", "anyio")
+    bad = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in _modules("adapters")
+        for module in _imports(path)
+        if _within(module, io_modules)
+    ]
+    assert bad == []
+
+
+def test_adapters_know_no_pipeline_run_nor_anything_on_top() -> None:
+    allowed = ("adapters", "verifier.errors", "verifier.http.transport", "verifier.http.policy",
+               "verifier.http.service", "verifier.identifiers", "verifier.citations.models",
+               "verifier.citations.normalize", "verifier.llm.types")
+    assert _violations(_modules("adapters"), allowed) == []
+
+
+def test_the_world_imports_nothing_of_the_pipelines() -> None:
+    allowed = ("verifier.world", "verifier.identifiers", "verifier.llm.types",
+               "verifier.llm.offline")
+    assert _violations(_modules("verifier/world"), allowed) == []
+
+
+@pytest.mark.parametrize("layer", ["citations", "llm", "claims", "judge", "reviews"])
+def test_pipelines_never_import_the_cli_the_service_or_the_front_door(layer: str) -> None:
+    folder = ROOT / "verifier" / layer
+    if not folder.is_dir():
+        pytest.skip(f"verifier/{layer} does not exist yet")
+    top = ("verifier.cli", "verifier.service", "verifier.api")
+    bad = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in _modules(f"verifier/{layer}")
+        for module in _ours(_imports(path))
+        if _within(module, top)
+    ]
+    assert bad == []
+
+
+def test_nothing_imports_the_cli_or_the_service_but_themselves() -> None:
+    bad = []
+    for path in _modules("verifier", "adapters"):
+        name = _module_name(path)
+        if _within(name, ("verifier.cli", "verifier.service")) or name == "verifier.__main__":
+            continue
+        for module in _ours(_imports(path)):
+            if _within(module, ("verifier.cli", "verifier.service")):
+                bad.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert bad == []
+
+
+def test_the_rules_see_a_violation() -> None:
+    """The checker itself can fail: a relative import reaching upward is resolved."""
+    http_client = ROOT / "verifier" / "http" / "client.py"
+    assert "verifier.http.gate" in _imports(http_client)
+    assert _violations([http_client], ("verifier.errors",)) != []
