@@ -218,15 +218,17 @@ def test_the_line_queue_writes_off_the_loop_and_keeps_every_queued_line_on_cance
         writer = Recording(path.open("wb"), close=True)
         loop_thread = threading.get_ident()
 
+        decided = asyncio.Event()
+
         async def produce(lines: LineQueue) -> None:
             for i in range(500):
                 await lines.put(b'{"id": "%d"}\n' % i)
+            decided.set()
             await asyncio.Event().wait()  # decided everything, then interrupted
 
         async with LineQueue(writer, maxsize=8) as lines:
             task = asyncio.create_task(produce(lines))
-            while lines.writer.lines_written + lines._queue.qsize() < 500:
-                await asyncio.sleep(0.001)
+            await decided.wait()
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         writer.close()
