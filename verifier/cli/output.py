@@ -243,10 +243,17 @@ class LineQueue:
     ) -> None:
         consumer, self._consumer = self._consumer, None
         if consumer is not None:
-            consumer.cancel()
-            await asyncio.gather(consumer, return_exceptions=True)
-        # Whatever is still queued (a cancelled run included) is written before we go.
-        await asyncio.shield(asyncio.to_thread(self.writer.write_many, self._drain()))
+            # Never cancel a write in progress: tell the consumer to finish what is queued
+            # and wait for it, even when the run is being cancelled.
+            await asyncio.shield(self._stop(consumer))
+
+    async def _stop(self, consumer: asyncio.Task[None]) -> None:
+        if not consumer.done():
+            await self._queue.put(_END)
+        await asyncio.gather(consumer, return_exceptions=True)
+        leftovers = [line for line in self._drain() if line is not _END]
+        if leftovers:  # the consumer failed: what can still be written is written
+            await asyncio.to_thread(self.writer.write_many, leftovers)
 
     async def put(self, line: bytes) -> None:
         if self._consumer is not None and self._consumer.done():
@@ -263,7 +270,14 @@ class LineQueue:
         while True:
             lines = [await self._queue.get()]
             lines.extend(self._drain())
-            await asyncio.to_thread(self.writer.write_many, lines)
+            end = any(line is _END for line in lines)
+            await asyncio.to_thread(self.writer.write_many, [x for x in lines if x is not _END])
+            if end:
+                return
+
+
+_END = b""
+"""Queued by ``LineQueue`` on exit: write what came before, then stop."""
 
 
 def _parse_line(line: bytes) -> tuple[str, Status, bool] | None:
