@@ -105,14 +105,14 @@ async def test_entry_expires_after_its_ttl(cache: ResponseCache) -> None:
 @pytest.mark.asyncio
 async def test_other_format_version_never_reads_old_entries(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
-    async with ResponseCache(directory, format_version=1) as v1:
+    async with await ResponseCache.open(directory, format_version=1) as v1:
         await v1.put("crossref", KEY, RESPONSE, ttl_s=DAY)
-    async with ResponseCache(directory, format_version=2) as v2:
+    async with await ResponseCache.open(directory, format_version=2) as v2:
         assert v2.format_version == 2
         assert await v2.get("crossref", KEY) is None
         await v2.put("crossref", KEY, HttpResponse(status=204, body=b""), ttl_s=DAY)
     # The old entry was not wiped: version 1 still reads its own.
-    async with ResponseCache(directory, format_version=1) as v1_again:
+    async with await ResponseCache.open(directory, format_version=1) as v1_again:
         assert await v1_again.get("crossref", KEY) == RESPONSE
     assert sorted(row[0] for row in raw_rows(directory)) == [
         f"v1:crossref:{KEY}",
@@ -235,20 +235,22 @@ async def test_many_tasks_put_and_get_concurrently(cache: ResponseCache) -> None
     assert (stats.entries, stats.stores, stats.hits) == (200, 200, 200)
 
 
+@pytest.mark.blocking_allowed("exercises the synchronous constructor and close")
 @pytest.mark.asyncio
 async def test_two_instances_share_one_directory(tmp_path: Path) -> None:
     directory = tmp_path / "shared"
-    async with ResponseCache(directory) as writer, ResponseCache(directory) as reader:
+    async with await ResponseCache.open(directory) as writer, ResponseCache(directory) as reader:
         await writer.put("crossref", KEY, RESPONSE, ttl_s=DAY)
         assert await reader.get("crossref", KEY) == RESPONSE
         await reader.put("openalex", KEY, RESPONSE, ttl_s=DAY)
         assert await writer.get("openalex", KEY) == RESPONSE
     # Persisted: a fresh instance after both closed still reads them.
-    async with ResponseCache(directory) as reopened:
+    async with await ResponseCache.open(directory) as reopened:
         assert await reopened.get("crossref", KEY) == RESPONSE
         assert (await reopened.stats()).entries == 2
 
 
+@pytest.mark.blocking_allowed("exercises the synchronous constructor and close")
 @pytest.mark.asyncio
 async def test_close_finishes_pending_writes(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
@@ -260,7 +262,7 @@ async def test_close_finishes_pending_writes(tmp_path: Path) -> None:
     await asyncio.sleep(0)  # every put has been handed to the worker thread
     cache.close()
     await asyncio.gather(*tasks)
-    async with ResponseCache(directory) as reopened:
+    async with await ResponseCache.open(directory) as reopened:
         assert all([await reopened.get("crossref", f"/w/{i}") == RESPONSE for i in range(20)])
 
 
@@ -321,6 +323,7 @@ async def test_source_names_that_would_blur_keys_are_refused(
         await cache.get(source, KEY)
 
 
+@pytest.mark.blocking_allowed("exercises the synchronous constructor and close")
 @pytest.mark.asyncio
 async def test_use_after_close_is_a_bug(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path)
@@ -335,7 +338,7 @@ async def test_use_after_close_is_a_bug(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_async_with_closes(tmp_path: Path) -> None:
-    async with ResponseCache(tmp_path) as cache:
+    async with await ResponseCache.open(tmp_path) as cache:
         assert "open" in repr(cache)
     assert "closed" in repr(cache)
     with pytest.raises(RuntimeError):
@@ -344,9 +347,9 @@ async def test_async_with_closes(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_clear_removes_every_version(tmp_path: Path) -> None:
-    async with ResponseCache(tmp_path, format_version=7) as old:
+    async with await ResponseCache.open(tmp_path, format_version=7) as old:
         await old.put("crossref", KEY, RESPONSE, ttl_s=DAY)
-    async with ResponseCache(tmp_path) as cache:
+    async with await ResponseCache.open(tmp_path) as cache:
         await cache.put("crossref", KEY, RESPONSE, ttl_s=DAY)
         assert (await cache.stats()).entries == 2
         await cache.clear()
@@ -384,8 +387,20 @@ async def test_close_ends_the_worker_thread(tmp_path: Path) -> None:
         return [t for t in threading.enumerate() if t.name.startswith("response-cache")]
 
     before = set(workers())
-    async with ResponseCache(tmp_path) as cache:
+    async with await ResponseCache.open(tmp_path) as cache:
         await cache.put("crossref", KEY, RESPONSE, ttl_s=DAY)
         assert await cache.get("crossref", KEY) == RESPONSE
         assert len(set(workers()) - before) == 1  # diskcache calls ran off the loop thread
     assert set(workers()) - before == set()
+
+
+@pytest.mark.asyncio
+async def test_opening_the_cache_on_the_loop_is_caught_by_the_blocking_detector(
+    tmp_path: Path,
+) -> None:
+    from blockbuster import BlockingError
+
+    with pytest.raises(BlockingError):
+        ResponseCache(tmp_path / "cache")
+    async with await ResponseCache.open(tmp_path / "cache") as cache:  # the way to do it
+        assert cache.format_version >= 1

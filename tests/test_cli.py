@@ -263,6 +263,7 @@ def assert_contract(lines: list[dict[str, object]]) -> None:
                                    "reason"}
 
 
+@pytest.mark.blocking_allowed("the demo runs the offline world in-process")
 def test_demo_writes_one_contract_line_per_reference(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

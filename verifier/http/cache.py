@@ -310,6 +310,11 @@ class ResponseCache:
         finally:
             self._executor.shutdown(wait=True)
 
+    @classmethod
+    async def open(cls, directory: Path, **options: Any) -> ResponseCache:
+        """A cache opened on a worker thread: opening SQLite blocks, so not on the loop."""
+        return await asyncio.to_thread(lambda: cls(directory, **options))
+
     async def __aenter__(self) -> ResponseCache:
         return self
 
@@ -319,7 +324,7 @@ class ResponseCache:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        await asyncio.to_thread(self.close)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"

@@ -1,0 +1,25 @@
+"""Suite-wide fixtures: every test runs under a blocking-call detector.
+
+blockbuster raises ``BlockingError`` when code of ``verifier`` or ``adapters`` makes a
+blocking call (file or socket I/O, ``time.sleep``, SQLite) on a running event loop's
+thread. The offline world is excluded: it is the stand-in service, not the engine, and
+benchmarks run it in its own process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from blockbuster import BlockBuster, blockbuster_ctx
+
+
+@pytest.fixture(autouse=True)
+def blockbuster(request: pytest.FixtureRequest) -> Iterator[BlockBuster | None]:
+    """``@pytest.mark.blocking_allowed(reason)`` turns it off for a test that blocks on
+    purpose (a synchronous API exercised from a coroutine, the in-process demo world)."""
+    if request.node.get_closest_marker("blocking_allowed") is not None:
+        yield None
+        return
+    with blockbuster_ctx(["verifier", "adapters"], excluded_modules=["verifier.world"]) as bb:
+        yield bb
