@@ -23,7 +23,8 @@ from verifier.errors import ConnectFailed, ConnectionLost, RequestTimeout, Trans
 
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
-    """A GET request against one source, relative to that source's base URL.
+    """A request against one source, relative to that source's base URL (a GET unless
+    ``method`` says otherwise; ``body`` is sent as given, e.g. a JSON document for a POST).
 
     ``path`` is appended to the base URL as given (already percent-encoded where the
     service needs it); ``params`` become the query string in order. ``request_class``
@@ -40,6 +41,8 @@ class HttpRequest:
     cost: float = 1.0
     """What the request costs against a daily budget, in the service's own unit (OpenAlex
     credits: a record lookup 0, a list 1, a search 10); ignored where there is none."""
+    method: str = "GET"
+    body: bytes | None = None
 
     def url(self, base_url: str) -> str:
         query = urlencode(self.params + self.identity_params)
@@ -154,8 +157,9 @@ class AiohttpTransport(Transport):
             # encoded=True: adapters percent-encode paths on purpose (e.g. ";" in a DOI,
             # which Crossref's server would otherwise cut the path at); yarl must not undo it.
             url = URL(request.url(base_url), encoded=True)
-            async with self._session.get(
-                url, headers=dict(request.headers), allow_redirects=True
+            async with self._session.request(
+                request.method, url, headers=dict(request.headers), data=request.body,
+                allow_redirects=True,
             ) as response:
                 body = await response.read()
                 headers = {k.lower(): v for k, v in response.headers.items()}
