@@ -1,0 +1,43 @@
+"""Token counts estimated before a call, without a tokenizer.
+
+The documented approximation (OpenAI's cookbook rule, ``shared/docs/models.md`` §6):
+
+- a text is ``ceil(characters / 4)`` tokens;
+- a chat prompt is the sum over its messages of ``text + 4`` tokens, plus 2 for the
+  reply's priming;
+- a request reserves its prompt plus ``n × max_completion_tokens``.
+
+English prose runs close to 4 characters per token on GPT tokenizers; code, numbers and
+non-Latin scripts run denser, so the estimate is a budget, corrected afterwards from the
+``usage`` the server reports. Nothing here downloads or loads a tokenizer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from verifier.llm.types import ChatMessage
+
+CHARS_PER_TOKEN = 4
+PER_MESSAGE = 4
+PRIMING = 2
+
+
+def estimate_text_tokens(text: str) -> int:
+    """``ceil(len(text) / 4)``: 0 for an empty text."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: Iterable[ChatMessage]) -> int:
+    """Estimated prompt tokens of a chat request: ``Σ (text + 4) + 2``."""
+    return sum(estimate_text_tokens(m.content) + PER_MESSAGE for m in messages) + PRIMING
+
+
+def estimate_request_tokens(
+    messages: Iterable[ChatMessage], max_completion_tokens: int, n: int = 1
+) -> int:
+    """Tokens a chat request reserves against a TPM budget: prompt + n·max completion."""
+    if max_completion_tokens < 0 or n < 1:
+        raise ValueError("max_completion_tokens must be >= 0 and n >= 1")
+    return estimate_prompt_tokens(messages) + n * max_completion_tokens
