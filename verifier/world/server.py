@@ -308,12 +308,12 @@ async def _serve_forever(args: argparse.Namespace) -> None:
                            models=ModelWorldOptions() if args.models else None) as world:
         for name, url in world.base_urls.items():
             print(f"{name:16} {url}", flush=True)
-        if world.models_url:
-            print(f"{'models':16} {world.models_url}", flush=True)
         limits = "off" if args.no_limits else f"time scale {args.time_scale:g}"
         scenario = f"; scenario {args.scenario}" if args.scenario else ""
         print(f"{len(world.corpus)} works; limits {limits}{scenario}; Ctrl-C to stop",
               flush=True)
+        if world.models_url:  # after the banner scripts read (one line per service)
+            print(f"models: {world.models_url}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
