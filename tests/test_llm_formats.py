@@ -344,6 +344,17 @@ def test_a_chat_request_carries_the_strict_schema_at_temperature_0() -> None:
     assert body["temperature"] == 0
 
 
+def test_a_chat_request_reserves_its_schema_as_prompt_tokens() -> None:
+    messages = [ChatMessage(Role.USER, "List the claims.")]
+    plain = chat.build_request("m", messages, mode=chat.JsonMode.TEXT,
+                               max_completion_tokens=100)
+    shaped = chat.build_request("m", messages, schema=SCHEMA, max_completion_tokens=100)
+    sent = payload_of(shaped)["response_format"]["json_schema"]["schema"]
+    text = orjson.dumps(sent, option=orjson.OPT_SORT_KEYS).decode()
+    assert plain.cost == (math.ceil(len("List the claims.") / 4) + 4) + 2 + 100
+    assert shaped.cost == plain.cost + math.ceil(len(text) / 4) + 4
+
+
 def test_llama_cpp_takes_the_schema_at_the_top_level() -> None:
     body = payload_of(chat.build_request("m", [ChatMessage(Role.USER, "x")], schema=SCHEMA,
                                          mode=chat.JsonMode.SCHEMA_TOP_LEVEL))

@@ -32,7 +32,7 @@ import orjson
 
 from verifier.errors import MalformedResponse
 from verifier.http.transport import HttpRequest, HttpResponse
-from verifier.llm.types import ChatMessage, ChatResult
+from verifier.llm.types import ChatMessage, ChatResult, Role
 
 from .failures import EmptyReply, ModelRefused, TruncatedReply, raise_for_status
 from .tokens import estimate_request_tokens
@@ -143,8 +143,14 @@ def build_request(
         payload["response_format"] = form
     if seed is not None:
         payload["seed"] = seed
+    counted = list(messages)
+    if form is not None:
+        sent = form.get("json_schema", {}).get("schema", form.get("schema"))
+        if sent is not None:  # the schema is prompt too: one more message of compact JSON
+            text = orjson.dumps(sent, option=orjson.OPT_SORT_KEYS).decode()
+            counted.append(ChatMessage(Role.SYSTEM, text))
     return post_json(PATH, payload, api_key=api_key, request_class="chat",
-                     estimated_tokens=estimate_request_tokens(messages, max_completion_tokens))
+                     estimated_tokens=estimate_request_tokens(counted, max_completion_tokens))
 
 
 def parse_response(response: HttpResponse, *, model: str) -> ChatResult:

@@ -5,6 +5,8 @@ The documented approximation (OpenAI's cookbook rule, ``shared/docs/models.md`` 
 - a text is ``ceil(characters / 4)`` tokens;
 - a chat prompt is the sum over its messages of ``text + 4`` tokens, plus 2 for the
   reply's priming;
+- a JSON schema sent in ``response_format`` is prompt too: one more message of its
+  compact JSON text, keys sorted;
 - a request reserves its prompt plus ``n × max_completion_tokens``.
 
 English prose runs close to 4 characters per token on GPT tokenizers; code, numbers and

@@ -394,7 +394,8 @@ def _strict_problem(schema: Any, context: tuple[str, ...] = ()) -> str | None:
 
 def _schema_of(document: Mapping[str, Any], messages: Sequence[ChatMessage]
                ) -> tuple[dict[str, Any] | None, bool]:
-    """(schema, wants JSON) from ``response_format``, validated."""
+    """(schema to answer to, whether the request sent it) from ``response_format``,
+    validated."""
     form = document.get("response_format")
     if form is None:
         return None, False
@@ -407,7 +408,7 @@ def _schema_of(document: Mapping[str, Any], messages: Sequence[ChatMessage]
         if not any("json" in m.content.lower() for m in messages):
             raise BadRequest("'messages' must contain the word 'json' in some form, to use "
                              "'response_format' of type 'json_object'.", param="messages")
-        return {"type": "object", "properties": {"answer": {"type": "string"}}}, True
+        return {"type": "object", "properties": {"answer": {"type": "string"}}}, False
     if kind != "json_schema":
         raise BadRequest(f"Invalid value for 'response_format.type': {kind!r}.",
                          param="response_format.type")
@@ -495,9 +496,9 @@ def prepare_chat(world: ModelWorld, document: dict[str, Any]) -> Job:
         if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= 20:
             raise BadRequest("Invalid 'top_logprobs': must be between 0 and 20.",
                              param="top_logprobs")
-    schema, _ = _schema_of(document, messages)
+    schema, sent = _schema_of(document, messages)
     segments = [(m.role.value, m.content) for m in messages]
-    if schema is not None:  # a schema is part of the cached prefix, after the messages
+    if sent:  # a schema sent is prompt, after the messages: compact JSON, keys sorted
         segments.append(("schema", orjson.dumps(schema, option=orjson.OPT_SORT_KEYS).decode()))
     reply_limit = limit if limit is not None else DEFAULT_COMPLETION
 
