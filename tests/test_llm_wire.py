@@ -202,3 +202,13 @@ def test_retry_after_as_an_http_date() -> None:
 def test_no_rate_headers_no_hint() -> None:
     assert ratelimits.parse_rate_hint(reply(200, {})) is None
     assert math.isclose(ratelimits.ModelRateHint(retry_after_s=2.5).wait_s(), 2.5)
+
+
+def test_the_request_side_becomes_a_source_gate_hint() -> None:
+    hint = ratelimits.ModelRateHint(limit_requests=120, remaining_requests=0,
+                                    reset_requests_s=60.0)
+    source = hint.as_source_hint()
+    assert source is not None
+    assert (source.limit, source.interval_s, source.remaining) == (120, 60.0, 0)
+    assert source.reset_s == pytest.approx(0.5)  # one request of 120/min, not the full reset
+    assert ratelimits.ModelRateHint(limit_tokens=5).as_source_hint() is None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from adapters.base import RateHint
 from verifier.http.transport import HttpResponse
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -113,6 +114,20 @@ class ModelRateHint:
             waits.append(_refill_time(max(tokens, 1), self.limit_tokens,
                                       self.remaining_tokens, self.reset_tokens_s))
         return max(waits)
+
+    def as_source_hint(self) -> RateHint | None:
+        """The request side as the sources' :class:`~adapters.base.RateHint` (what the
+        source gate applies): ``limit`` per 60 s, and when no request is left, a rest of
+        the time one request takes to refill. None when the server sent no request
+        limit. (Tokens have no place in that hint: a token budget reads this value.)"""
+        if self.limit_requests is None and self.remaining_requests is None:
+            return None
+        rest = None
+        if self.remaining_requests == 0 and self.reset_requests_s is not None:
+            rest = _refill_time(1, self.limit_requests, 0, self.reset_requests_s)
+        return RateHint(limit=self.limit_requests,
+                        interval_s=60.0 if self.limit_requests else None,
+                        remaining=self.remaining_requests, reset_s=rest)
 
 
 def _refill_time(wanted: int, limit: int | None, remaining: int, reset_s: float) -> float:
