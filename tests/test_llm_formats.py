@@ -16,6 +16,7 @@ from adapters.llm.failures import (
     RequestRejected,
     TruncatedReply,
 )
+from adapters.llm.schema import problems as schema_problems
 from adapters.llm.wire import payload_of
 from verifier.errors import MalformedResponse, RateLimited
 from verifier.http.transport import HttpResponse
@@ -426,3 +427,34 @@ def test_what_is_not_almost_json_is_not_guessed(text: str) -> None:
     assert chat.repair_json(text) is None
     with pytest.raises(MalformedResponse):
         chat.parse_json_text(text)
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def test_a_fitting_answer_has_no_problems() -> None:
+    strict = chat.strict_schema(SCHEMA)
+    value = {"claims": [{"text": "x", "page": None}], "note": None}
+    assert schema_problems(value, strict) == []
+
+
+@pytest.mark.parametrize(("value", "where"), [
+    ({"claims": [{"text": None, "page": 1}], "note": None}, "$.claims[0].text"),
+    ({"claims": [{"text": "x", "page": 1.5}], "note": None}, "$.claims[0].page"),
+    ({"claims": [{"text": "x", "page": True}], "note": None}, "$.claims[0].page"),
+    ({"note": None}, "missing required property 'claims'"),
+    ({"claims": [], "note": None, "extra": 1}, "unexpected property 'extra'"),
+    ({"claims": "none", "note": None}, "$.claims: expected array"),
+])
+def test_off_schema_answers_name_where_they_break(value: Any, where: str) -> None:
+    found = schema_problems(value, chat.strict_schema(SCHEMA))
+    assert found and where in found[0]
+
+
+def test_enums_bounds_and_any_of_are_checked() -> None:
+    schema = {"type": "object", "properties": {
+        "stance": {"enum": ["agree", "disagree"]},
+        "p": {"type": "number", "minimum": 0, "maximum": 1},
+        "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
+    assert schema_problems({"stance": "agree", "p": 0.5, "id": 3}, schema) == []
+    assert len(schema_problems({"stance": "maybe", "p": 1.5, "id": [1]}, schema)) == 3

@@ -212,3 +212,12 @@ def test_the_request_side_becomes_a_source_gate_hint() -> None:
     assert (source.limit, source.interval_s, source.remaining) == (120, 60.0, 0)
     assert source.reset_s == pytest.approx(0.5)  # one request of 120/min, not the full reset
     assert ratelimits.ModelRateHint(limit_tokens=5).as_source_hint() is None
+
+
+def test_truncation_keeps_whole_words_within_the_budget() -> None:
+    text = "alpha beta gamma delta epsilon " * 10
+    cut, was_cut = tokens.truncate_to_tokens(text, 10)
+    assert was_cut and len(cut) <= 40 and tokens.estimate_text_tokens(cut) <= 10
+    assert text.startswith(cut) and text[len(cut)] == " "
+    assert tokens.truncate_to_tokens("short", 10) == ("short", False)
+    assert tokens.truncate_to_tokens("x" * 100, 10) == ("x" * 40, True)  # no space to cut at

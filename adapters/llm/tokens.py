@@ -12,6 +12,10 @@ The documented approximation (OpenAI's cookbook rule, ``shared/docs/models.md`` 
 English prose runs close to 4 characters per token on GPT tokenizers; code, numbers and
 non-Latin scripts run denser, so the estimate is a budget, corrected afterwards from the
 ``usage`` the server reports. Nothing here downloads or loads a tokenizer.
+
+**Truncation** (:func:`truncate_to_tokens`): a text over a budget keeps its first
+``4 × budget`` characters, cut back to the last whitespace when one falls in the last
+fifth (no word split in half), and says it was cut.
 """
 
 from __future__ import annotations
@@ -43,3 +47,17 @@ def estimate_request_tokens(
     if max_completion_tokens < 0 or n < 1:
         raise ValueError("max_completion_tokens must be >= 0 and n >= 1")
     return estimate_prompt_tokens(messages) + n * max_completion_tokens
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``max_tokens`` estimated tokens, and whether it was cut."""
+    if max_tokens < 0:
+        raise ValueError("max_tokens must be >= 0")
+    limit = max_tokens * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space >= limit * 4 // 5:
+        cut = cut[:space]
+    return cut.rstrip(), True
