@@ -580,3 +580,13 @@ def test_a_world_reset_duration_reads_back_as_the_same_seconds() -> None:
     for seconds in (0.012, 0.5, 1.0, 1.146, 59.9, 360.0, 3723.5):
         assert parse_reset(format_duration(seconds)) == pytest.approx(seconds, abs=0.001)
     assert format_duration(360.0) == "6m0s" and format_duration(0.012) == "12ms"
+
+
+def test_the_world_command_refuses_an_unknown_model_fault(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    from verifier.world.server import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--corpus", "unused.jsonl", "--model-faults", "explode:0.5"])
+    assert exited.value.code == 2
+    assert "unknown model faults ['explode']" in capsys.readouterr().err

@@ -42,7 +42,7 @@ from . import arxiv, crossref, doaj, googlebooks, openalex, openlibrary, pubmed,
 from .corpus import Corpus, CorpusError
 from .faults import FAULT, RESET, FaultInjector, Scenario, ScenarioError, faults_middleware
 from .limits import CLOCK, JITTER_S, THROTTLED, Limiter, WorldClock, limits_middleware
-from .models import MODELS_PREFIX, ModelWorld, ModelWorldOptions, mount_models
+from .models import MODELS_PREFIX, ModelFaults, ModelWorld, ModelWorldOptions, mount_models
 from .service import ServiceSpec
 
 SERVICES: Mapping[str, ServiceSpec] = {
@@ -305,7 +305,7 @@ async def _serve_forever(args: argparse.Namespace) -> None:
     async with serve_world(args.corpus, args.host, args.port, time_scale=args.time_scale,
                            scenario=args.scenario, enforce_limits=not args.no_limits,
                            services=args.services,
-                           models=ModelWorldOptions() if args.models else None) as world:
+                           models=_model_options(args)) as world:
         for name, url in world.base_urls.items():
             print(f"{name:16} {url}", flush=True)
         limits = "off" if args.no_limits else f"time scale {args.time_scale:g}"
@@ -324,6 +324,13 @@ async def _serve_forever(args: argparse.Namespace) -> None:
         finally:
             for line in summarize(world.requests):
                 print(line, flush=True)
+
+
+def _model_options(args: argparse.Namespace) -> ModelWorldOptions | None:
+    if not args.models:
+        return None
+    faults = ModelFaults.parse(args.model_faults) if args.model_faults else None
+    return ModelWorldOptions(faults=faults)
 
 
 def _positive(text: str) -> float:
@@ -355,7 +362,16 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m verifier.w
     parser.add_argument("--models", action=argparse.BooleanOptionalAction, default=True,
                         help="also serve the simulated model endpoint under /models/v1 "
                              "(default: on)")
+    parser.add_argument("--model-faults", metavar="SPEC",
+                        help="faults of the model endpoint by rate, e.g. '500:0.1,timeout:0.05' "
+                             "(names: 500 502 503 timeout truncated length no_logprobs refusal "
+                             "empty quota)")
     args = parser.parse_args(argv)
+    if args.model_faults:
+        try:
+            ModelFaults.parse(args.model_faults)
+        except ValueError as exc:
+            parser.error(str(exc))
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_serve_forever(args))
