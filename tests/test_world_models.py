@@ -126,7 +126,8 @@ async def test_decisions_round_trip_answers_every_question_in_order() -> None:
     assert list(result.answers) == list(QUESTIONS)
     for name, decision in result.answers.items():
         assert decision.probability == pytest.approx(expected[name].probability, abs=1e-5)
-    assert result.answers["accuracy"].probability > 0.5 > result.answers["speed"].probability
+    accuracy, speed = (result.answers[n].probability for n in ("accuracy", "speed"))
+    assert accuracy is not None and speed is not None and accuracy > 0.5 > speed
     assert result.answers["topic"].choice == "attention"
     assert result.usage.completion_tokens == len(QUESTIONS) and result.usage.requests == 1
 
@@ -163,6 +164,7 @@ async def test_logprobs_recover_the_answer_models_probability() -> None:
 @pytest.mark.asyncio
 async def test_a_choice_over_lettered_options_comes_back_as_the_option() -> None:
     question = QUESTIONS["topic"]
+    assert isinstance(question, Choice)
     async with endpoint() as (handle, transport):
         response = await transport.send(
             handle.base_url, logprobs.build_request("world-chat", PAPER, question))
