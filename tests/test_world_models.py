@@ -289,6 +289,7 @@ async def test_each_chat_fault_is_the_right_error(fault: str, error: type[Except
         response = await transport.send(handle.base_url, forced(chat_request(), fault))
     with pytest.raises(error) as caught:
         chat.parse_response(response, model="m")
+    assert type(caught.value) is error  # not a sibling or a subclass
     if fault == "quota":
         assert isinstance(caught.value, RequestRejected)
         assert caught.value.failure.kind is FailureClass.QUOTA
