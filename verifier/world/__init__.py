@@ -10,7 +10,9 @@ the engine runs unchanged against it by pointing its base URLs at the world:
 - :mod:`~verifier.world.server` — mounts every service under ``/<source>``, keeps the
   request log, and serves it (:func:`serve_world`).
 
-It serves all eight sources the engine asks.
+It serves all eight sources the engine asks, and on request (``serve_world(models=...)``,
+``verifier world serve --models``) a simulated OpenAI-compatible model endpoint under
+``/models/v1`` (:mod:`~verifier.world.models`).
 """
 
 from typing import TYPE_CHECKING, Any

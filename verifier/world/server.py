@@ -42,6 +42,7 @@ from . import arxiv, crossref, doaj, googlebooks, openalex, openlibrary, pubmed,
 from .corpus import Corpus, CorpusError
 from .faults import FAULT, RESET, FaultInjector, Scenario, ScenarioError, faults_middleware
 from .limits import CLOCK, JITTER_S, THROTTLED, Limiter, WorldClock, limits_middleware
+from .models import MODELS_PREFIX, ModelFaults, ModelWorld, ModelWorldOptions, mount_models
 from .service import ServiceSpec
 
 SERVICES: Mapping[str, ServiceSpec] = {
@@ -97,6 +98,8 @@ REQUEST_LOG = web.AppKey("request_log", list[RequestLogEntry])
 CORPUS = web.AppKey("corpus", Corpus)
 SPECS = web.AppKey("services", Mapping[str, ServiceSpec])
 """The services this world serves, by name."""
+MODELS = web.AppKey("models", ModelWorld)
+"""The simulated model endpoint's state, when the world serves one."""
 
 
 
@@ -166,9 +169,14 @@ def create_app(
     services: Iterable[str] | Mapping[str, ServiceSpec] | None = None,
     enforce_limits: bool = True,
     jitter_s: float = JITTER_S,
+    models: ModelWorldOptions | None = None,
 ) -> web.Application:
     """The world as one aiohttp application: each service mounted under ``/<source>``,
     the request log in ``app[REQUEST_LOG]``, the clock in ``app[CLOCK]``.
+
+    ``models``: also serve the simulated model endpoint (:mod:`~verifier.world.models`)
+    under ``/models`` (base URL ``/models/v1``), on the world's clock, with these options;
+    its state is in ``app[MODELS]``.
 
     ``services``: names from :data:`SERVICES` (default: all of them) or specs by name.
     ``enforce_limits=False`` serves without rate or concurrency limits (the services'
@@ -191,6 +199,8 @@ def create_app(
     app[SPECS] = specs
     for name, spec in specs.items():
         app.add_subapp(f"/{name}", spec.create_app(corpus))
+    if models is not None:
+        app[MODELS] = mount_models(app, models, clock)
     return app
 
 
@@ -209,6 +219,9 @@ class WorldHandle:
     clock: WorldClock | None = None
     """The world's clock (its ``time_scale``, and when it started)."""
     scenario: Scenario | None = None
+    models_url: str | None = None
+    """Base URL of the simulated model endpoint (``…/models/v1``), when served."""
+    models: ModelWorld | None = None
 
     def requests_for(self, source: str) -> list[RequestLogEntry]:
         """The requests one service answered."""
@@ -226,6 +239,7 @@ async def serve_world(
     services: Iterable[str] | Mapping[str, ServiceSpec] | None = None,
     enforce_limits: bool = True,
     jitter_s: float = JITTER_S,
+    models: ModelWorldOptions | None = None,
 ) -> AsyncIterator[WorldHandle]:
     """Serve the world in the running event loop for the duration of the block.
 
@@ -240,7 +254,7 @@ async def serve_world(
     if scenario is not None and not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
     app = create_app(corpus, time_scale=time_scale, scenario=scenario, services=services,
-                     enforce_limits=enforce_limits, jitter_s=jitter_s)
+                     enforce_limits=enforce_limits, jitter_s=jitter_s, models=models)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
@@ -257,6 +271,8 @@ async def serve_world(
             port=bound,
             clock=app[CLOCK],
             scenario=scenario,
+            models_url=f"{root}{MODELS_PREFIX}/v1" if MODELS in app else None,
+            models=app.get(MODELS),
         )
     finally:
         await runner.cleanup()
@@ -288,13 +304,16 @@ def summarize(requests: Iterable[RequestLogEntry]) -> list[str]:
 async def _serve_forever(args: argparse.Namespace) -> None:
     async with serve_world(args.corpus, args.host, args.port, time_scale=args.time_scale,
                            scenario=args.scenario, enforce_limits=not args.no_limits,
-                           services=args.services) as world:
+                           services=args.services,
+                           models=_model_options(args)) as world:
         for name, url in world.base_urls.items():
             print(f"{name:16} {url}", flush=True)
         limits = "off" if args.no_limits else f"time scale {args.time_scale:g}"
         scenario = f"; scenario {args.scenario}" if args.scenario else ""
         print(f"{len(world.corpus)} works; limits {limits}{scenario}; Ctrl-C to stop",
               flush=True)
+        if world.models_url:  # after the banner scripts read (one line per service)
+            print(f"models: {world.models_url}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -305,6 +324,13 @@ async def _serve_forever(args: argparse.Namespace) -> None:
         finally:
             for line in summarize(world.requests):
                 print(line, flush=True)
+
+
+def _model_options(args: argparse.Namespace) -> ModelWorldOptions | None:
+    if not args.models:
+        return None
+    faults = ModelFaults.parse(args.model_faults) if args.model_faults else None
+    return ModelWorldOptions(faults=faults)
 
 
 def _positive(text: str) -> float:
@@ -333,7 +359,19 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m verifier.w
                         help=f"serve only these ({', '.join(SERVICES)}); default all")
     parser.add_argument("--no-limits", action="store_true",
                         help="do not enforce rate and concurrency limits")
+    parser.add_argument("--models", action=argparse.BooleanOptionalAction, default=True,
+                        help="also serve the simulated model endpoint under /models/v1 "
+                             "(default: on)")
+    parser.add_argument("--model-faults", metavar="SPEC",
+                        help="faults of the model endpoint by rate, e.g. '500:0.1,timeout:0.05' "
+                             "(names: 500 502 503 timeout truncated length no_logprobs refusal "
+                             "empty quota)")
     args = parser.parse_args(argv)
+    if args.model_faults:
+        try:
+            ModelFaults.parse(args.model_faults)
+        except ValueError as exc:
+            parser.error(str(exc))
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_serve_forever(args))
