@@ -169,7 +169,8 @@ async def test_world_process_serves_counts_and_stops_its_child() -> None:
             body = await response.json()
         assert body["message"]["DOI"].lower() == "10.1038/171737a0"
         stats = await world.stats()
-        assert stats == {"requests": 1, "throttled": 0, "by_source": {"crossref": 1}}
+        assert stats == {"requests": 1, "throttled": 0, "by_source": {"crossref": 1},
+                         "throttled_by_source": {}}
         pid = world.pid
     assert not _alive(pid)
     stopped = [orjson.loads(line) for line in world.output if line.startswith("{")]
@@ -233,3 +234,49 @@ def test_a_parent_killed_by_sigterm_leaves_no_world_behind(tmp_path: Path) -> No
         process.wait(timeout=30)
     assert process.returncode == -signal.SIGTERM
     assert _wait_gone(child), f"world process {child} outlived its parent"
+
+
+def test_the_jitter_default_of_the_command_line_is_the_worlds() -> None:
+    from verifier.world.cli import JITTER_S
+    from verifier.world.limits import JITTER_S as LIMITS_JITTER_S
+
+    assert JITTER_S == LIMITS_JITTER_S
+
+
+@pytest.mark.asyncio
+async def test_the_stopped_line_counts_refusals_by_source_and_the_worlds_own_lag() -> None:
+    # Limits enforced: Crossref's public pool takes 5 requests a second (and one at a
+    # time), so eight at once get at least three 429s.
+    async with world_process(None, services=["crossref"]) as world:
+        url = world.base_urls["crossref"] + "/works/10.1038/171737a0"
+        async with aiohttp.ClientSession() as session:
+            async def status() -> int:
+                async with session.get(url) as response:
+                    return response.status
+
+            statuses = await asyncio.gather(*(status() for _ in range(8)))
+        await asyncio.sleep(0.1)  # a few lag samples
+    stopped = orjson.loads(next(line for line in world.output if '"stopped"' in line))
+    assert sorted(statuses)[0] == 200 and statuses.count(429) >= 3
+    assert stopped["requests"] == 8 and stopped["by_source"] == {"crossref": 8}
+    assert stopped["throttled_by_source"] == {"crossref": statuses.count(429)}
+    assert stopped["loop_lag_samples"] >= 1
+    assert 0 <= stopped["loop_lag_p50_s"] <= stopped["loop_lag_p99_s"] <= \
+        stopped["loop_lag_max_s"]
+
+
+def test_serve_command_passes_every_option_to_the_child() -> None:
+    from verifier.world.process import serve_command
+
+    command = serve_command(Path("c.jsonl"), time_scale=10, scenario=Path("s.json"),
+                            services=["crossref", "pubmed"], enforce_limits=False,
+                            jitter_s=0.02, python="py")
+    assert command[:4] == ["py", "-m", "verifier.world", "serve"]
+    from verifier.world.cli import build_parser
+
+    args = build_parser().parse_args(command[3:])
+    assert (args.corpus, args.time_scale, args.scenario, args.services, args.no_limits,
+            args.jitter_s, args.port, args.ready_json, args.stop_on_stdin_eof) == (
+        Path("c.jsonl"), 10.0, Path("s.json"), ["crossref", "pubmed"], True, 0.02, 0, True,
+        True)
+    assert build_parser().parse_args(serve_command(None)[3:]).demo

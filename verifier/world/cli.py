@@ -14,7 +14,12 @@ prints JSON lines instead, for a parent process (:mod:`verifier.world.process`):
 
     {"event": "ready", "url": "http://127.0.0.1:PORT", "port": PORT, "pid": PID,
      "works": N, "base_urls": {"crossref": "http://127.0.0.1:PORT/crossref", ...}}
-    {"event": "stopped", "requests": N, "throttled": M, "by_source": {...}}
+    {"event": "stopped", "requests": N, "throttled": M, "by_source": {...},
+     "throttled_by_source": {...}, "loop_lag_p50_s": ..., "loop_lag_p99_s": ...,
+     "loop_lag_max_s": ..., "loop_lag_samples": N}
+
+(the world's own event-loop lag, sampled every 10 ms while it served: how late a request
+arriving meanwhile was seen, which is what its rate windows time).
 
 Exit status 0 after a stop, 2 for a corpus or scenario that cannot be read (or a port that
 cannot be bound), with the reason on stderr. This module imports only the standard
@@ -26,10 +31,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +53,8 @@ holds the two equal). Spelled out here so the parser needs no aiohttp."""
 
 READY = "ready"
 """The ``event`` of the JSON line printed once the world serves (``--ready-json``)."""
+JITTER_S = 0.010
+"""The default of ``--jitter-s`` (``limits.JITTER_S``; a test holds the two equal)."""
 STOPPED = "stopped"
 """The ``event`` of the JSON line printed when it stops (``--ready-json``)."""
 
@@ -57,6 +66,16 @@ def _positive(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
@@ -77,6 +96,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"serve only these ({', '.join(SERVICE_NAMES)}); default all")
     parser.add_argument("--no-limits", action="store_true",
                         help="do not enforce rate and concurrency limits")
+    parser.add_argument("--jitter-s", type=_non_negative, default=JITTER_S, metavar="S",
+                        help="real seconds of arrival jitter every rate window tolerates "
+                             f"(default {JITTER_S:g}; see fixtures/world/README.md)")
     parser.add_argument("--ready-json", action="store_true",
                         help="print JSON lines for a parent process: one 'ready' line with "
                              "the base URLs once serving, one 'stopped' line with the "
@@ -117,7 +139,7 @@ async def _serve_until_stopped(args: argparse.Namespace, corpus: Path) -> None:
 
     async with serve_world(corpus, args.host, args.port, time_scale=args.time_scale,
                            scenario=args.scenario, enforce_limits=not args.no_limits,
-                           services=args.services) as world:
+                           services=args.services, jitter_s=args.jitter_s) as world:
         if args.ready_json:
             _json_line({"event": READY, **_ready_fields(world)})
         else:
@@ -134,14 +156,38 @@ async def _serve_until_stopped(args: argparse.Namespace, corpus: Path) -> None:
                 loop.add_signal_handler(signum, stop.set)
         if args.stop_on_stdin_eof:
             _watch_stdin(loop, stop)
+        lag: list[float] = []
+        sampler = asyncio.create_task(_sample_loop_lag(lag)) if args.ready_json else None
         try:
             await stop.wait()
         finally:
+            if sampler is not None:
+                sampler.cancel()
             if args.ready_json:
-                _json_line({"event": STOPPED, **stats_of(world.requests)})
+                _json_line({"event": STOPPED, **stats_of(world.requests), **_lag_fields(lag),
+                            "cpu_s": round(time.process_time(), 2)})
             else:
                 for line in summarize(world.requests):
                     print(line, flush=True)
+
+
+async def _sample_loop_lag(into: list[float], interval_s: float = 0.010) -> None:
+    """Record how late the world's loop wakes from each ``interval_s`` sleep: the delay
+    every request arriving meanwhile also sees (its arrival time, for the rate limits)."""
+    while True:
+        before = time.perf_counter()
+        await asyncio.sleep(interval_s)
+        into.append(max(0.0, time.perf_counter() - before - interval_s))
+
+
+def _lag_fields(samples: list[float]) -> dict[str, Any]:
+    ordered = sorted(samples)
+
+    def nearest_rank(q: float) -> float | None:
+        return round(ordered[max(0, math.ceil(q * len(ordered)) - 1)], 4) if ordered else None
+
+    return {"loop_lag_p50_s": nearest_rank(0.50), "loop_lag_p99_s": nearest_rank(0.99),
+            "loop_lag_max_s": nearest_rank(1.0), "loop_lag_samples": len(ordered)}
 
 
 def _ready_fields(world: WorldHandle) -> dict[str, Any]:

@@ -80,6 +80,7 @@ def serve_command(
     scenario: Path | str | None = None,
     services: Iterable[str] | None = None,
     enforce_limits: bool = True,
+    jitter_s: float | None = None,
     host: str = "127.0.0.1",
     python: str = sys.executable,
 ) -> list[str]:
@@ -93,6 +94,8 @@ def serve_command(
         command += ["--services", *services]
     if not enforce_limits:
         command.append("--no-limits")
+    if jitter_s is not None:
+        command += ["--jitter-s", repr(float(jitter_s))]
     return command
 
 
@@ -104,14 +107,17 @@ async def world_process(
     scenario: Path | str | None = None,
     services: Iterable[str] | None = None,
     enforce_limits: bool = True,
+    jitter_s: float | None = None,
     host: str = "127.0.0.1",
     start_timeout_s: float = 120.0,
     stop_timeout_s: float = 10.0,
 ) -> AsyncIterator[WorldProcess]:
     """Run the world in a child process for the duration of the block (see the module
-    docstring for the contract). The options are those of ``serve_world``."""
+    docstring for the contract). The options are those of ``serve_world`` (``None``:
+    the world's default)."""
     command = serve_command(corpus, time_scale=time_scale, scenario=scenario,
-                            services=services, enforce_limits=enforce_limits, host=host)
+                            services=services, enforce_limits=enforce_limits,
+                            jitter_s=jitter_s, host=host)
     child = await asyncio.create_subprocess_exec(
         *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=None, start_new_session=True)

@@ -305,15 +305,19 @@ def summarize(requests: Iterable[RequestLogEntry]) -> list[str]:
 
 def stats_of(requests: Iterable[RequestLogEntry]) -> dict[str, Any]:
     """Counts of a request log, as JSON values: ``requests`` (all), ``throttled`` (answered
-    429, by the world's limits or a scripted fault), and ``by_source`` (requests per
-    service; ``"(none)"`` for paths outside every service)."""
+    429, by the world's limits or a scripted fault), ``by_source`` (requests per service;
+    ``"(none)"`` for paths outside every service) and ``throttled_by_source``."""
     total = throttled = 0
     by_source: Counter[str] = Counter()
+    throttled_by_source: Counter[str] = Counter()
     for entry in requests:
         total += 1
-        throttled += entry.status == 429
         by_source[entry.source or "(none)"] += 1
-    return {"requests": total, "throttled": throttled, "by_source": dict(sorted(by_source.items()))}
+        if entry.status == 429:
+            throttled += 1
+            throttled_by_source[entry.source or "(none)"] += 1
+    return {"requests": total, "throttled": throttled, "by_source": dict(sorted(by_source.items())),
+            "throttled_by_source": dict(sorted(throttled_by_source.items()))}
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m verifier.world.server"
