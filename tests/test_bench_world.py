@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from walters_wilder import LagSummary, LoopLagSampler, open_world  # noqa: E402
-from world_helpers import DEMO_CORPUS  # noqa: E402
+from walters_wilder import LagSummary, LoopLagSampler, open_world
+from world_helpers import DEMO_CORPUS
 
 
 def test_lag_percentiles_are_nearest_rank() -> None:
@@ -31,7 +31,9 @@ async def test_the_sampler_sees_a_blocked_loop() -> None:
     sampler = LoopLagSampler(interval_s=0.005)
     async with sampler.sampling():
         await asyncio.sleep(0.05)
-        time.sleep(0.12)  # blocks the loop: the sleeping sampler wakes late
+        end = time.perf_counter() + 0.12
+        while time.perf_counter() < end:  # holds the loop: the sleeping sampler wakes late
+            pass
         await asyncio.sleep(0.05)
     lag = sampler.summary()
     assert len(lag.samples) >= 5
