@@ -2,13 +2,15 @@
 peak memory.
 
     verifier bench throughput [--citations-count N] [--concurrency N] [--json FILE]
+        [--world-in-process]
 
 It warms a cache with one pass of the 636 Walters & Wilder citations against the offline
 world (sped up, it only fills the cache), then checks N citations (default 100,000: the
 636 repeated, each copy with its own id) through the normal engine against the same
 world with that cache, and reports citations per second, requests sent (0 expected)
 and the peak resident memory of the pass, which shows whether ``verify_many`` keeps
-memory bounded on a large input.
+memory bounded on a large input. The world runs in a process of its own (its memory is
+not the engine's), or on the engine's loop with ``--world-in-process``.
 """
 
 from __future__ import annotations
@@ -24,11 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from walters_wilder import DEFAULT_DATA, engine_settings, read_citations, world_corpus
+from walters_wilder import DEFAULT_DATA, engine_settings, open_world, read_citations, world_corpus
 
 from verifier import Verifier
 from verifier.citations.models import CitationInput
-from verifier.world.server import serve_world
 
 
 def _reset_peak_rss() -> bool:
@@ -60,7 +61,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         work = Path(tmp)
         corpus = world_corpus(args, work)
         scale = args.warm_time_scale
-        async with serve_world(corpus, time_scale=scale) as world:
+        async with open_world(corpus, time_scale=scale,
+                              in_process=args.world_in_process) as world:
             settings = engine_settings(world.base_urls, keyless=False, time_scale=scale,
                                        cache_dir=work / "cache", independence="distinct")
             warm_items = [CitationInput(c.id, i, c.text) for i, c in enumerate(citations)]
@@ -75,7 +77,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     c = citations[n % len(citations)]
                     yield CitationInput(f"{c.id}#{n // len(citations)}", n, c.text)
 
-            before = len(world.requests)
+            before = (await world.stats())["requests"]
             rss_before = _rss_mb()
             reset = _reset_peak_rss()
             statuses: Counter[str] = Counter()
@@ -89,7 +91,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                               file=sys.stderr)
                 hits = sum(s.cache_hits for s in verifier.stats.sources.values())
             wall = time.perf_counter() - started
-            sent = len(world.requests) - before
+            sent = (await world.stats())["requests"] - before
     result = {
         "citations": args.citations_count,
         "concurrency": args.concurrency,
@@ -102,6 +104,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "peak_rss_mb": round(_peak_rss_mb(), 1),
         "peak_rss_is_this_pass": reset,
         "warmup_s": round(warm_s, 2),
+        "world": "in-process" if args.world_in_process else "process",
     }
     print(f"\n{args.citations_count:,} citations from a warm cache in {wall:.1f}s: "
           f"{result['citations_per_s']:,} citations/s, {sent} requests sent, "
@@ -120,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=256)
     parser.add_argument("--warm-time-scale", type=float, default=50.0,
                         help="speed of the world while warming the cache (default 50)")
+    parser.add_argument("--world-in-process", action="store_true",
+                        help="serve the world on the engine's event loop, not in its own process")
     parser.add_argument("--json", help="write the result file here")
     args = parser.parse_args(argv)
     if args.citations_count < 1 or not 1 <= args.concurrency <= 10_000:

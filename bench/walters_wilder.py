@@ -4,6 +4,7 @@ against the offline world built from the W&W data (bench/ww_world.py, bench/WW_W
     verifier bench walters-wilder [--time-scale X] [--json FILE] [--keyless]
         [--baseline] [--independence distinct|lineage|both] [--scenario faults|FILE]
         [--corpus FILE] [--citations FILE] [--data DIR] [--concurrency N]
+        [--world-in-process]
 
 It prints the accuracy table per type (only ``verified`` counts as real; the column
 beside it also accepts ``unconfirmed``), the counts of each status, the run's wall time
@@ -13,6 +14,11 @@ re-run. ``--baseline`` adds the naive baseline (``Strategy.ALL_AT_ONCE``) in the
 compared with the clean one. The engine runs as a user with a contact address and every
 key would (the world accepts any key); ``--keyless`` as an unidentified user.
 
+The world runs in a child process of its own (``verifier.world.process``), so the wall
+time and the engine's event-loop lag (sampled every 10 ms during each run: p50, p99,
+max of the overshoot) measure the engine, not the stand-in; ``--world-in-process``
+serves it on the engine's loop instead, for comparison.
+
 The labels decide which works exist in the world; the engine never reads them: it gets
 the citation text and the id only.
 """
@@ -21,14 +27,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import csv
 import hashlib
+import math
 import resource
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +57,9 @@ from verifier.citations.models import CitationInput, Report, Status
 from verifier.options import CheckOptions, Strategy
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
 from verifier.sources import PolicyTable
-from verifier.world.server import serve_world
+from verifier.world.limits import JITTER_S
+from verifier.world.process import world_process
+from verifier.world.server import serve_world, stats_of
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "walters_wilder_2023"
@@ -77,9 +87,95 @@ class RunResult:
     bound_by: str
     world_requests: int
     world_throttled: int
+    loop_lag: LagSummary = field(default_factory=lambda: LagSummary(()))
+    world_throttled_by_source: dict[str, int] = field(default_factory=dict)
+    world_loop_lag: dict[str, Any] = field(default_factory=dict)
+    """The world process's own loop lag (empty for a world on the engine's loop)."""
 
     def statuses(self) -> dict[str, str]:
         return {cid: str(r.status) for cid, r in self.reports.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class LagSummary:
+    """How late the engine's event loop woke a 10 ms sleep, in seconds, over one run."""
+
+    samples: tuple[float, ...]
+
+    def percentile(self, q: float) -> float:
+        """Nearest-rank percentile (q in 0..100); NaN without samples."""
+        if not self.samples:
+            return math.nan
+        ordered = sorted(self.samples)
+        return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"loop_lag_p50_s": round(self.percentile(50), 4),
+                "loop_lag_p99_s": round(self.percentile(99), 4),
+                "loop_lag_max_s": round(max(self.samples, default=math.nan), 4),
+                "loop_lag_samples": len(self.samples)}
+
+
+class LoopLagSampler:
+    """Sleeps ``interval_s`` again and again on the running loop and records each
+    overshoot: the time a ready task waits for the loop (the loop's lag)."""
+
+    def __init__(self, interval_s: float = 0.010) -> None:
+        self.interval_s = interval_s
+        self.samples: list[float] = []
+
+    async def run(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(self.interval_s)
+            self.samples.append(max(0.0, time.perf_counter() - before - self.interval_s))
+
+    @contextlib.asynccontextmanager
+    async def sampling(self) -> AsyncIterator[LoopLagSampler]:
+        task = asyncio.create_task(self.run())
+        try:
+            yield self
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def summary(self) -> LagSummary:
+        return LagSummary(tuple(self.samples))
+
+
+@dataclass(frozen=True, slots=True)
+class WorldLink:
+    """A running world as the benchmarks use it: base URLs, and its request counts."""
+
+    base_urls: dict[str, str]
+    stats: Callable[[], Awaitable[dict[str, Any]]]
+    """``{"requests": N, "throttled": M, "by_source": {...}, ...}`` so far."""
+    stopped: dict[str, Any] = field(default_factory=dict)
+    """A world process's ``stopped`` line (its own loop lag), once the block has exited."""
+
+
+@contextlib.asynccontextmanager
+async def open_world(corpus: Path, *, time_scale: float, scenario: Path | None = None,
+                     in_process: bool = False, jitter_s: float | None = None
+                     ) -> AsyncIterator[WorldLink]:
+    """The world over ``corpus``: in a child process of its own (default), or served on
+    the running loop (``in_process``), which then shares the loop with the engine.
+    ``jitter_s``: the world's rate-window tolerance (None: its default)."""
+    if in_process:
+        async with serve_world(corpus, time_scale=time_scale, scenario=scenario,
+                               jitter_s=JITTER_S if jitter_s is None else jitter_s) as world:
+            async def stats() -> dict[str, Any]:
+                return stats_of(world.requests)
+
+            yield WorldLink(world.base_urls, stats)
+    else:
+        async with world_process(corpus, time_scale=time_scale, scenario=scenario,
+                                 jitter_s=jitter_s) as child:
+            link = WorldLink(child.base_urls, child.stats)
+            yield link
+        lines = [orjson.loads(line) for line in child.output if line.startswith("{")]
+        link.stopped.update(next((v for v in lines if v.get("event") == "stopped"), {}))
 
 
 def read_citations(path: Path) -> list[Labelled]:
@@ -133,15 +229,19 @@ def engine_settings(base_urls: dict[str, str], *, keyless: bool, time_scale: flo
 
 async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, settings: Settings,
                    *, time_scale: float, concurrency: int, scenario: Path | None = None,
-                   naive: bool = False) -> RunResult:
-    """One pass over the citations against a fresh world; requests counted both sides."""
+                   naive: bool = False, world_in_process: bool = False,
+                   world_jitter_s: float | None = None) -> RunResult:
+    """One pass over the citations against a fresh world; requests counted both sides,
+    the engine's loop lag sampled while it runs."""
     items = [CitationInput(id=c.id, index=i, text=c.text) for i, c in enumerate(citations)]
-    async with serve_world(corpus, time_scale=time_scale, scenario=scenario) as world:
+    async with open_world(corpus, time_scale=time_scale, scenario=scenario,
+                          in_process=world_in_process, jitter_s=world_jitter_s) as world:
         settings = replace(settings, base_urls={**settings.base_urls, **world.base_urls})
         options = CheckOptions(strategy=Strategy.ALL_AT_ONCE if naive else Strategy.PLANNED)
         reports: dict[str, Report] = {}
+        lag = LoopLagSampler()
         started = time.perf_counter()
-        async with Verifier(settings) as verifier:
+        async with Verifier(settings) as verifier, lag.sampling():
             last = started
             async for report in verifier.verify_many(items, concurrency=concurrency,
                                                      options=options):
@@ -157,7 +257,8 @@ async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, setti
         per_class = {(s, c): n for s, st in stats.sources.items() for c, n in st.by_class.items()}
         rates = {(s, c): table_[s].rate_class(c).per_second for s, c in per_class}
         bound, where = lower_bound_s(per_class, rates)
-        world_log = list(world.requests)
+        world_stats = await world.stats()
+    world_lag = {k: v for k, v in world.stopped.items() if k.startswith("loop_lag")}
     return RunResult(
         name=name,
         reports=reports,
@@ -165,8 +266,11 @@ async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, setti
         requests_by_source={s: st.requests for s, st in sorted(stats.sources.items())},
         lower_bound_s=bound,
         bound_by=where,
-        world_requests=len(world_log),
-        world_throttled=sum(1 for r in world_log if r.status == 429),
+        world_requests=world_stats["requests"],
+        world_throttled=world_stats["throttled"],
+        loop_lag=lag.summary(),
+        world_throttled_by_source=world_stats.get("throttled_by_source", {}),
+        world_loop_lag=world_lag,
     )
 
 
@@ -191,6 +295,9 @@ def summary(citations: Sequence[Labelled], run: RunResult, *, lenient: bool = Fa
         "requests_by_source": run.requests_by_source,
         "world_requests": run.world_requests,
         "world_throttled": run.world_throttled,
+        "world_throttled_by_source": run.world_throttled_by_source,
+        **run.loop_lag.as_json(),
+        **({"world_process": run.world_loop_lag} if run.world_loop_lag else {}),
     }
 
 
@@ -204,6 +311,13 @@ def print_run(title: str, citations: Sequence[Labelled], run: RunResult, *,
           f"(set by {s['lower_bound_set_by']}), ratio {s['wall_over_bound']}; "
           f"{s['requests_per_citation']} requests per citation; world saw "
           f"{s['world_requests']} requests, {s['world_throttled']} answered 429")
+    print(f"engine loop lag: p50 {s['loop_lag_p50_s'] * 1000:.1f} ms, "
+          f"p99 {s['loop_lag_p99_s'] * 1000:.1f} ms, max {s['loop_lag_max_s'] * 1000:.1f} ms "
+          f"({s['loop_lag_samples']} samples of a 10 ms sleep)"
+          + (f"; the world process's own: p99 {lag['loop_lag_p99_s'] * 1000:.1f} ms, max "
+             f"{lag['loop_lag_max_s'] * 1000:.1f} ms"
+             if (lag := s.get("world_process")) and lag.get("loop_lag_p99_s") is not None
+             else ""))
     print("requests by source: " + ", ".join(f"{k} {v}" for k, v in
                                               s["requests_by_source"].items()))
 
@@ -212,7 +326,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     citations = read_citations(Path(args.citations) if args.citations
                                else Path(args.data) / "ww2023_citations.csv")
     result: dict[str, Any] = {"citations": len(citations), "time_scale": args.time_scale,
-                              "keyless": args.keyless}
+                              "keyless": args.keyless,
+                              "world": "in-process" if args.world_in_process else "process"}
     rules = ["distinct", "lineage"] if args.independence == "both" else [args.independence]
     with tempfile.TemporaryDirectory(prefix="ww-bench-") as tmp:
         work = Path(tmp)
@@ -225,7 +340,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         print(f"main run: {len(citations)} citations, time scale {scale}, "
               f"independence {main_rule}", file=sys.stderr)
         main = await run_once("main", citations, corpus, settings, time_scale=scale,
-                              concurrency=args.concurrency)
+                              concurrency=args.concurrency,
+                              world_in_process=args.world_in_process,
+                              world_jitter_s=args.world_jitter_s)
         print_run(f"Engine ({main_rule}, time scale {scale})", citations, main)
         result.update(summary(citations, main))
         result["independence"] = {main_rule: {
@@ -244,7 +361,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         ]
 
         cached = await run_once("cached", citations, corpus, settings, time_scale=scale,
-                                concurrency=args.concurrency)
+                                concurrency=args.concurrency,
+                                world_in_process=args.world_in_process,
+                                world_jitter_s=args.world_jitter_s)
         same = sum(cached.reports[c.id].status == main.reports[c.id].status for c in citations)
         result["cached_rerun"] = {"wall_s": round(cached.wall_s, 2),
                                   "requests": sum(cached.requests_by_source.values()),
@@ -257,7 +376,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             other = await run_once(rule, citations, corpus,
                                    replace(settings, independence=rule,
                                            cache_dir=work / f"cache-{rule}"),
-                                   time_scale=scale, concurrency=args.concurrency)
+                                   time_scale=scale, concurrency=args.concurrency,
+                                   world_in_process=args.world_in_process,
+                                   world_jitter_s=args.world_jitter_s)
             print_run(f"Engine ({rule}, time scale {scale})", citations, other)
             s = summary(citations, other)
             result["independence"][rule] = {"accuracy": s["table"]["all"]["accuracy"],
@@ -268,7 +389,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         if args.baseline:
             base = await run_once("baseline", citations, corpus,
                                   replace(settings, cache_dir=work / "cache-naive"),
-                                  time_scale=scale, concurrency=args.concurrency, naive=True)
+                                  time_scale=scale, concurrency=args.concurrency, naive=True,
+                                  world_in_process=args.world_in_process,
+                                  world_jitter_s=args.world_jitter_s)
             print_run(f"Naive baseline (all sources at once, first match wins, time scale "
                       f"{scale})", citations, base, lenient=True)
             s = summary(citations, base, lenient=True)
@@ -282,7 +405,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             faulty = await run_once("faults", citations, corpus,
                                     replace(settings, cache_dir=work / "cache-faults"),
                                     time_scale=scale, concurrency=args.concurrency,
-                                    scenario=scenario)
+                                    scenario=scenario, world_in_process=args.world_in_process,
+                                    world_jitter_s=args.world_jitter_s)
             print_run(f"Fault run ({scenario.name})", citations, faulty)
             changes = status_changes(main.statuses(), faulty.statuses())
             v2n = changes.get(f"{Status.VERIFIED}->{Status.NO_TRACE}", 0)
@@ -293,6 +417,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             print(f"\nstatus changes from the clean run: {changes or 'none'}; "
                   f"verified -> no_trace: {v2n}")
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if not args.world_in_process:  # the largest of the world processes, apart
+        result["world_peak_rss_mb"] = round(
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     return result
 
 
@@ -316,6 +443,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         default="distinct")
     parser.add_argument("--scenario", help="fault scenario: a name in fixtures/world/"
                                            "scenarios (e.g. faults) or a .json path")
+    parser.add_argument("--world-jitter-s", type=float, metavar="S",
+                        help="the world's rate-window tolerance in real seconds (default: "
+                             "the world's, 0.01)")
+    parser.add_argument("--world-in-process", action="store_true",
+                        help="serve the world on the engine's event loop instead of in a "
+                             "process of its own (to measure what sharing the loop costs)")
     parser.add_argument("--json", help="write the result file here")
     args = parser.parse_args(argv)
     if not args.time_scale > 0:

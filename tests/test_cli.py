@@ -15,11 +15,11 @@ from pathlib import Path
 
 import orjson
 import pytest
+from world_helpers import DEMO_DIR
 
 from verifier.citations.inputs import citation_id, count_citations, read_citations
 from verifier.citations.models import CitationInput, Status
 from verifier.cli.main import (
-    DEMO_DIR,
     EXIT_CODES_HELP,
     build_parser,
     check_settings,

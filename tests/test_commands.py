@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -42,10 +43,45 @@ def test_an_unknown_benchmark_is_a_usage_error_naming_the_known_ones(
     assert "'nope'" in err and "walters-wilder" in err and "throughput" in err
 
 
-def test_world_serve_hands_its_options_to_the_world_server() -> None:
+def test_world_serve_reports_an_unreadable_corpus_under_its_own_name() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "verifier", "world", "serve", "--corpus", "/nonexistent.jsonl"],
         capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2
-    assert "verifier world serve" in done.stderr and "nonexistent" in done.stderr
+    assert done.stderr.startswith("verifier world serve: ") and "nonexistent" in done.stderr
+
+
+def test_world_serve_help_lists_the_world_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["world", "serve", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: verifier world serve")
+    for option in ("--corpus", "--demo", "--port", "--time-scale", "--scenario", "--services",
+                   "--no-limits", "--ready-json", "--stop-on-stdin-eof"):
+        assert option in out
+
+
+def test_world_serve_options_are_parsed_by_the_product_cli(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A usage error is the CLI's own one-line error (exit 2), not a pass-through.
+    assert main(["world", "serve", "--demo", "--services", "scopus"]) == 2
+    assert "invalid choice: 'scopus'" in capsys.readouterr().err
+    assert main(["world", "serve", "--demo", "--time-scale", "0"]) == 2
+    assert "must be > 0" in capsys.readouterr().err
+    assert main(["world", "serve"]) == 2  # neither --corpus nor --demo
+    assert "--corpus" in capsys.readouterr().err
+
+
+def test_both_entry_points_register_the_same_serve_options() -> None:
+    from verifier.cli.main import build_parser
+    from verifier.world.cli import build_parser as world_parser
+
+    def serve_options(parser: argparse.ArgumentParser, *path: str) -> set[str]:
+        for name in path:
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            parser = sub.choices[name]
+        return {o for a in parser._actions for o in a.option_strings}
+
+    assert serve_options(build_parser(), "world", "serve") == \
+        serve_options(world_parser(), "serve")

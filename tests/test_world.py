@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recorded import load_sample
-from world_helpers import DEMO_CORPUS, EncodedClient, WorldClient, connect_world
+from world_helpers import DEMO_CORPUS, DEMO_DIR, EncodedClient, WorldClient, connect_world
 
 from verifier.world import SERVICES, Corpus, CorpusError
 
 ROOT = Path(__file__).resolve().parents[1]
-DEMO_REFS = ROOT / "fixtures" / "demo" / "refs.txt"
+DEMO_REFS = DEMO_DIR / "refs.txt"
 
 SEMICOLON_DOI = "10.1002/(SICI)1097-4636(199911)47:2<244::AID-JBM15>3.0.CO;2-J"
 LINES = [
@@ -363,7 +363,7 @@ def test_world_command_serves_until_terminated_and_summarizes(tmp_path: Path) ->
     script = tmp_path / "storm.json"
     script.write_text(json.dumps({"windows": [
         {"source": "crossref", "from_request": 2, "count": 1, "fault": "503"}]}))
-    command = [sys.executable, "-m", "verifier.world.server", "--corpus", str(DEMO_CORPUS),
+    command = [sys.executable, "-m", "verifier.world", "serve", "--corpus", str(DEMO_CORPUS),
                "--time-scale", "10", "--scenario", str(script)]
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as process:
@@ -387,6 +387,15 @@ def test_world_command_serves_until_terminated_and_summarizes(tmp_path: Path) ->
 
 
 def test_world_command_reports_a_bad_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    from verifier.world.cli import main
+
+    assert main(["serve", "--corpus", "/nonexistent/corpus.jsonl"], prog="verifier-world") == 2
+    assert capsys.readouterr().err.startswith("verifier-world serve: [Errno 2]")
+
+
+def test_the_old_server_module_entry_still_serves_with_the_same_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from verifier.world.server import main
 
     assert main(["--corpus", "/nonexistent/corpus.jsonl"], prog="verifier world serve") == 2

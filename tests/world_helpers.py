@@ -26,7 +26,8 @@ from verifier.http.transport import AiohttpTransport, HttpRequest, Transport
 from verifier.world import Corpus, WorldHandle, serve_world
 from verifier.world.service import ServiceSpec
 
-DEMO_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "corpus.jsonl"
+DEMO_DIR = Path(__file__).resolve().parents[1] / "verifier" / "world" / "demo"
+DEMO_CORPUS = DEMO_DIR / "corpus.jsonl"
 
 
 # ----------------------------------------------------------------------------- serving

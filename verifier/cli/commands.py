@@ -18,6 +18,7 @@ import orjson
 from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
+from verifier.world.cli import add_serve_arguments, run_serve
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCH_DIR = REPO_ROOT / "bench"
@@ -41,11 +42,9 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     serve = world_commands.add_parser(
         "serve", help="serve a corpus over the eight services' protocols on loopback",
         description="Serve a corpus over the eight services' real protocols on loopback, "
-                    "with their published limits. Options: --corpus FILE (required), "
-                    "--port N, --host H, --time-scale X, --scenario FILE, --services NAME..., "
-                    "--no-limits.",
-        add_help=False)
-    serve.add_argument("rest", nargs=argparse.REMAINDER)
+                    "with their published limits, until SIGINT or SIGTERM (the same "
+                    "options as 'verifier-world serve').")
+    add_serve_arguments(serve)
     serve.set_defaults(handler=run_world_serve, debug=False)
 
     bench = commands.add_parser(
@@ -76,12 +75,7 @@ def run_sources(args: argparse.Namespace) -> int:
 
 
 def run_world_serve(args: argparse.Namespace) -> int:
-    # Reached only without options ("verifier world serve"): verifier.cli.main hands any
-    # options to the world server itself.
-    from verifier.world.server import main as world_main
-
-    return world_main([*args.rest, "--help"] if not args.rest else args.rest,
-                      prog="verifier world serve")
+    return run_serve(args, prog="verifier world serve")
 
 
 def run_bench(args: argparse.Namespace) -> int:

@@ -43,7 +43,14 @@ from collections.abc import (
     Iterator,
     Sequence,
 )
-from contextlib import aclosing, asynccontextmanager, closing, contextmanager, suppress
+from contextlib import (
+    ExitStack,
+    aclosing,
+    asynccontextmanager,
+    closing,
+    contextmanager,
+    suppress,
+)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -92,20 +99,12 @@ exit codes:
   130  interrupted (Ctrl-C, SIGTERM): output so far is kept; --output FILE --resume continues
 """
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEMO_DIR = REPO_ROOT / "fixtures" / "demo"
 DEMO_MAILTO = "demo@example.org"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:2] == ["world", "serve"]:
-        # The world server owns its options; argparse cannot hand a sub-command's options
-        # through untouched.
-        from verifier.world.server import main as world_main
-
-        return world_main(argv[2:], prog="verifier world serve")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -157,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(commands, common)
     demo = commands.add_parser(
         "demo", parents=[common], help="check the demo references against offline stand-ins",
-        description="Check fixtures/demo/refs.txt against the offline stand-in services.",
+        description="Check the demo references (shipped with the package) against the "
+                    "offline stand-in services.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.set_defaults(handler=run_demo)
     add_commands(commands, common)
@@ -280,15 +280,19 @@ def check_settings(args: argparse.Namespace) -> Settings:
 
 def run_demo(args: argparse.Namespace) -> int:
     """``verifier demo``: the demo references against the stand-in world, on a fresh cache."""
-    corpus, refs = DEMO_DIR / "corpus.jsonl", DEMO_DIR / "refs.txt"
-    for needed in (corpus, refs):
-        if not needed.is_file():
-            raise ConfigError(f"demo fixture {needed} not found (the demo needs a source checkout)")
-    plan = RunPlan(input_path=refs, fmt="text", output=args.output, resume=False,
-                   concurrency=16, quiet=args.quiet)
-    plan.validate()
-    with tempfile.TemporaryDirectory(prefix="verifier-demo-") as cache_dir:
-        return run_and_report(plan, lambda run, writer: _demo(run, writer, corpus, Path(cache_dir)))
+    from verifier.world.demo import demo_files
+
+    with ExitStack() as stack:
+        try:
+            demo = stack.enter_context(demo_files())
+        except FileNotFoundError as exc:
+            raise ConfigError(str(exc)) from None
+        cache_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="verifier-demo-"))
+        plan = RunPlan(input_path=demo.refs, fmt="text", output=args.output, resume=False,
+                       concurrency=16, quiet=args.quiet)
+        plan.validate()
+        return run_and_report(
+            plan, lambda run, writer: _demo(run, writer, demo.corpus, Path(cache_dir)))
 
 
 async def _demo(run: CheckRun, writer: JsonlWriter, corpus: Path, cache_dir: Path) -> None:

@@ -8,11 +8,19 @@ the engine runs unchanged against it by pointing its base URLs at the world:
 - :mod:`~verifier.world.crossref`, :mod:`~verifier.world.openalex` — one module of
   routes per service;
 - :mod:`~verifier.world.server` — mounts every service under ``/<source>``, keeps the
-  request log, and serves it (:func:`serve_world`).
+  request log, and serves it (:func:`serve_world`);
+- :mod:`~verifier.world.cli` — the ``serve`` command (``verifier-world serve``,
+  ``python -m verifier.world serve``, ``verifier world serve``);
+- :mod:`~verifier.world.process` — the world in a child process of its own
+  (:func:`~verifier.world.process.world_process`), for measurements of an engine that
+  must not share its event loop with the stand-in;
+- :mod:`~verifier.world.demo` — the demo corpus and references (package data).
 
 It serves all eight sources the engine asks, and on request (``serve_world(models=...)``,
 ``verifier world serve --models``) a simulated OpenAI-compatible model endpoint under
-``/models/v1`` (:mod:`~verifier.world.models`).
+``/models/v1`` (:mod:`~verifier.world.models`). It imports nothing of the engine's
+pipelines (only :mod:`verifier.identifiers` and the model value types): it is the other
+side of the wire.
 """
 
 from typing import TYPE_CHECKING, Any

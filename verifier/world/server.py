@@ -12,37 +12,41 @@ order, the world:
 
 Use :func:`serve_world` in a running event loop::
 
-    async with serve_world(Path("fixtures/demo/corpus.jsonl"), time_scale=20) as world:
+    async with serve_world(corpus_path, time_scale=20) as world:
         settings = Settings(base_urls=world.base_urls)
         ...
         assert world.requests[0].source == "crossref"
 
-or run it standalone (:func:`main`)::
+or run it standalone::
 
-    python -m verifier.world.server --corpus fixtures/demo/corpus.jsonl --port 8765 \\
-        --time-scale 1 --scenario fixtures/world/scenarios/faults.json
+    verifier-world serve --demo --port 8765 --time-scale 1 \\
+        --scenario fixtures/world/scenarios/faults.json
+
+(also ``python -m verifier.world serve`` and ``verifier world serve``: :mod:`.cli`).
+The stats of the request log are also served, outside every service and not logged, at
+``GET /_world/stats`` (:func:`stats_of`), for a parent that runs the world in its own
+process (:mod:`verifier.world.process`).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from . import arxiv, crossref, doaj, googlebooks, openalex, openlibrary, pubmed, semanticscholar
-from .corpus import Corpus, CorpusError
-from .faults import FAULT, RESET, FaultInjector, Scenario, ScenarioError, faults_middleware
+from .corpus import Corpus
+from .faults import FAULT, RESET, FaultInjector, Scenario, faults_middleware
 from .limits import CLOCK, JITTER_S, THROTTLED, Limiter, WorldClock, limits_middleware
-from .models import MODELS_PREFIX, ModelFaults, ModelWorld, ModelWorldOptions, mount_models
+from .models import MODELS_PREFIX, ModelWorld, ModelWorldOptions, mount_models
 from .service import ServiceSpec
 
 SERVICES: Mapping[str, ServiceSpec] = {
@@ -102,6 +106,10 @@ MODELS = web.AppKey("models", ModelWorld)
 """The simulated model endpoint's state, when the world serves one."""
 
 
+CONTROL_PREFIX = "/_world/"
+"""Paths of the world's own endpoints (``/_world/stats``): outside every service, never
+logged, faulted or limited."""
+
 
 def _service_of(request: web.Request) -> ServiceSpec | None:
     head = request.path.lstrip("/").partition("/")[0]
@@ -110,6 +118,8 @@ def _service_of(request: web.Request) -> ServiceSpec | None:
 
 @web.middleware
 async def _log_requests(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if request.path.startswith(CONTROL_PREFIX):
+        return await handler(request)
     clock = request.app[CLOCK]
     started = clock.now()
     status = 500
@@ -201,7 +211,14 @@ def create_app(
         app.add_subapp(f"/{name}", spec.create_app(corpus))
     if models is not None:
         app[MODELS] = mount_models(app, models, clock)
+    app.router.add_get(f"{CONTROL_PREFIX}stats", _stats, name="world.stats")
     return app
+
+
+async def _stats(request: web.Request) -> web.Response:
+    """``GET /_world/stats``: :func:`stats_of` the request log so far, as JSON."""
+    log: list[RequestLogEntry] = request.app[REQUEST_LOG]
+    return web.json_response(stats_of(log))
 
 
 @dataclass(slots=True)
@@ -249,12 +266,15 @@ async def serve_world(
     divides every period of the world (limits, Retry-After, fault windows, days).
     The other options are those of :func:`create_app`.
     """
+    # Reading the corpus and building every service's indexes is seconds of CPU for a
+    # large corpus: done in a worker thread, so a loop the world shares keeps running.
     if not isinstance(corpus, Corpus):
-        corpus = Corpus.load(corpus)
+        corpus = await asyncio.to_thread(Corpus.load, corpus)
     if scenario is not None and not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
-    app = create_app(corpus, time_scale=time_scale, scenario=scenario, services=services,
-                     enforce_limits=enforce_limits, jitter_s=jitter_s, models=models)
+    app = await asyncio.to_thread(
+        create_app, corpus, time_scale=time_scale, scenario=scenario, services=services,
+        enforce_limits=enforce_limits, jitter_s=jitter_s, models=models)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
@@ -301,84 +321,35 @@ def summarize(requests: Iterable[RequestLogEntry]) -> list[str]:
     return lines
 
 
-async def _serve_forever(args: argparse.Namespace) -> None:
-    async with serve_world(args.corpus, args.host, args.port, time_scale=args.time_scale,
-                           scenario=args.scenario, enforce_limits=not args.no_limits,
-                           services=args.services,
-                           models=_model_options(args)) as world:
-        for name, url in world.base_urls.items():
-            print(f"{name:16} {url}", flush=True)
-        limits = "off" if args.no_limits else f"time scale {args.time_scale:g}"
-        scenario = f"; scenario {args.scenario}" if args.scenario else ""
-        print(f"{len(world.corpus)} works; limits {limits}{scenario}; Ctrl-C to stop",
-              flush=True)
-        if world.models_url:  # after the banner scripts read (one line per service)
-            print(f"models: {world.models_url}", flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
-                loop.add_signal_handler(signum, stop.set)
-        try:
-            await stop.wait()
-        finally:
-            for line in summarize(world.requests):
-                print(line, flush=True)
-
-
-def _model_options(args: argparse.Namespace) -> ModelWorldOptions | None:
-    if not args.models:
-        return None
-    faults = ModelFaults.parse(args.model_faults) if args.model_faults else None
-    return ModelWorldOptions(faults=faults)
-
-
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+def stats_of(requests: Iterable[RequestLogEntry]) -> dict[str, Any]:
+    """Counts of a request log, as JSON values: ``requests`` (all), ``throttled`` (answered
+    429, by the world's limits or a scripted fault), ``by_source`` (requests per service;
+    ``"(none)"`` for paths outside every service) and ``throttled_by_source``."""
+    total = throttled = 0
+    by_source: Counter[str] = Counter()
+    throttled_by_source: Counter[str] = Counter()
+    for entry in requests:
+        total += 1
+        by_source[entry.source or "(none)"] += 1
+        if entry.status == 429:
+            throttled += 1
+            throttled_by_source[entry.source or "(none)"] += 1
+    return {"requests": total, "throttled": throttled, "by_source": dict(sorted(by_source.items())),
+            "throttled_by_source": dict(sorted(throttled_by_source.items()))}
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m verifier.world.server"
          ) -> int:
-    """Run the world until interrupted (SIGINT or SIGTERM): prints each service's base URL,
-    and a summary of the requests answered when stopped. Returns the exit status (2 for a corpus or
-    scenario that cannot be read). ``verifier world serve`` calls it with its own
-    ``prog``."""
+    """The ``serve`` command without its name (``python -m verifier.world.server --corpus
+    FILE``), kept for old scripts: see :mod:`verifier.world.cli`."""
+    import argparse
+
+    from .cli import add_serve_arguments, run_serve
+
     parser = argparse.ArgumentParser(
         prog=prog, description="Serve the offline stand-in services over a corpus.")
-    parser.add_argument("--corpus", type=Path, required=True, help="JSON Lines corpus")
-    parser.add_argument("--host", default="127.0.0.1", help="default: loopback")
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    parser.add_argument("--time-scale", type=_positive, default=1.0, metavar="X",
-                        help="divide every period (rate limits, Retry-After, fault windows, "
-                             "days) by X; default 1")
-    parser.add_argument("--scenario", type=Path, help="scripted faults (JSON)")
-    parser.add_argument("--services", nargs="+", choices=list(SERVICES), metavar="NAME",
-                        help=f"serve only these ({', '.join(SERVICES)}); default all")
-    parser.add_argument("--no-limits", action="store_true",
-                        help="do not enforce rate and concurrency limits")
-    parser.add_argument("--models", action=argparse.BooleanOptionalAction, default=True,
-                        help="also serve the simulated model endpoint under /models/v1 "
-                             "(default: on)")
-    parser.add_argument("--model-faults", metavar="SPEC",
-                        help="faults of the model endpoint by rate, e.g. '500:0.1,timeout:0.05' "
-                             "(names: 500 502 503 timeout truncated length no_logprobs refusal "
-                             "empty quota)")
-    args = parser.parse_args(argv)
-    if args.model_faults:
-        try:
-            ModelFaults.parse(args.model_faults)
-        except ValueError as exc:
-            parser.error(str(exc))
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_serve_forever(args))
-    except (CorpusError, ScenarioError, OSError) as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    add_serve_arguments(parser)
+    return run_serve(parser.parse_args(argv), prog=prog)
 
 
 if __name__ == "__main__":
