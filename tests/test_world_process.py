@@ -23,7 +23,7 @@ from verifier.world.process import WorldStartError, world_process
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLD = ROOT / "verifier" / "world"
-ALLOWED = ("verifier.identifiers", "verifier.world")
+ALLOWED = ("verifier.identifiers", "verifier.world", "verifier.llm.types", "verifier.llm.offline")
 """What of ``verifier`` the world may import: the identifiers, and itself."""
 
 
