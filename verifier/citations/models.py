@@ -140,6 +140,12 @@ class CitationInput:
     index: int
     text: str
     fields: Citation | None = None
+    notices: tuple[str, ...] = ()
+    """Doubts the reader had about this item that did not stop it (a pasted line joined
+    to or split from the entry above on a guess), in words, for the user to check."""
+    key: str = ""
+    """The citation key the input gave (a BibTeX key, a CSL ``id``), kept as the key of
+    the corrected BibTeX entry; "" when the input gave none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,10 @@ class Entry:
     where: str
     """Where the entry is ("line 12", "row 3"): names it when its id cannot."""
     fields: Citation | None = None
+    notices: tuple[str, ...] = ()
+    """Doubts about the entry that did not stop it (see ``CitationInput.notices``)."""
+    key: str = ""
+    """The citation key the input gave (see ``CitationInput.key``)."""
 
 
 def citation_id(lineno: int, text: str) -> str:
@@ -87,7 +91,8 @@ def numbered(
                     element.where, f"id {element.id!r} is already used by an earlier item",
                     excerpt(element.text))
             seen.add(element.id)
-        yield problem or CitationInput(element.id, index, element.text, element.fields)
+        yield problem or CitationInput(element.id, index, element.text, element.fields,
+                                       element.notices, element.key)
 
 
 def is_control_only(text: str) -> bool:
