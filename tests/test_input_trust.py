@@ -185,3 +185,24 @@ def test_latex_quotes_in_bibtex_fields_become_typographic_quotes(
     assert isinstance(item, CitationInput) and item.fields is not None
     assert "`" not in item.fields.title and "''" not in item.fields.title
     assert item.fields.title.startswith("The \u201cb" if "``" in title else "The \u2018b")
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Internal Revenue Service (IRS). (2021). Charitable contributions. Publication 526.",
+        "World Health Organization (WHO). (n.d.). Preventing suicide. Retrieved from x.org",
+        "Chow, B. G. (2015). ISR integration in counterinsurgency. RAND Corporation.",
+        "Smith JA, Doe B. Rates of things. Lancet. 2019;3:1-9.",
+        "van der Berg, Jan (2001). Dutch dikes. Delft University Press.",
+    ],
+)
+def test_a_citation_after_one_ending_in_a_link_or_by_an_organisation_stands_alone(
+    tmp_path: Path, after: str,
+) -> None:
+    second = ("2. Byman, D. (2013). Why drones work. Brookings Institution. Retrieved from "
+              "https://www.brookings.edu/articles/why-drones-work/")
+    pasted = f"1. Doe, A. (2020). Other title. Science, 1, 2-3.\n{second}\n{after}\n"
+    items = citations(list(read_citations(write(tmp_path, "refs.txt", pasted))))
+    assert [item.text for item in items][-1] == after
+    assert len(items) == 3
