@@ -424,7 +424,8 @@ def element_problems(items: list[Any], unique_ids: bool, one_line: bool = True
             if not text or text != text.strip() or len(text) > MAX_LINE_CHARS or (
                     one_line and "\n" in text):
                 problems.append(f"element {position}: bad text {text[:80]!r}")
-            if not item.id or not all(_writable(s) for s in (text, item.id, *item.notices)):
+            notices = getattr(item, "notices", ())  # absent before the notices existed
+            if not item.id or not all(_writable(s) for s in (text, item.id, *notices)):
                 problems.append(f"element {position}: id or text cannot be written")
             if unique_ids and item.id in ids:
                 problems.append(f"element {position}: id {item.id!r} repeated")
@@ -449,8 +450,8 @@ def expectation_problems(items: list[Any], expected: tuple[str | None, ...]) -> 
             continue
         if not isinstance(item, InputError):
             problems.append(f"element {position}: expected an input error, got a citation")
-        elif want and item.field != want:
-            problems.append(f"element {position}: error names field {item.field!r}, "
+        elif want and (named := getattr(item, "field", "")) != want:
+            problems.append(f"element {position}: error names field {named!r}, "
                             f"expected {want!r}: {item}")
     return problems
 
