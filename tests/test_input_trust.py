@@ -206,4 +206,3 @@ def test_a_citation_after_one_ending_in_a_link_or_by_an_organisation_stands_alon
     items = citations(list(read_citations(write(tmp_path, "refs.txt", pasted))))
     assert [item.text for item in items][-1] == after
     assert len(items) == 3
-

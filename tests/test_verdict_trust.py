@@ -213,3 +213,4 @@ def test_volume_and_journal_forms_are_not_discrepancies() -> None:
     found = record(title="A title", authors=(Author("Roe", "C."),), volume="59",
                    container="Proceedings of the National Academy of Sciences")
     assert discrepancies(cited, matched(found), ("crossref",)) == ()
+

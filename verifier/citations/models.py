@@ -262,9 +262,9 @@ class Report:
     sources: dict[str, SourceResult]
     elapsed_s: float
     error: str | None = None
+    """Set when the item itself could not be checked (unreadable input): a per-item error
+    that does not stop the batch."""
     correction: Correction | None = None
     """The corrected citation (APA and BibTeX) of a work a source matched, else None."""
     book: BookCheck | None = None
     """For a chapter that is not verified, the check of the book it says it is in."""
-    """Set when the item itself could not be checked (unreadable input): a per-item error
-    that does not stop the batch."""
