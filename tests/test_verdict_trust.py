@@ -4,6 +4,7 @@ never worse than what was cited."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from adapters._text import registered_doi
 from verifier.citations.checker import report_from_results
 from verifier.citations.corrections import correction_from_results
 from verifier.citations.discrepancies import containers_agree, discrepancies, numbers_agree
+from verifier.citations.inputs import read_citations
 from verifier.citations.matching import score_record
 from verifier.citations.models import (
     Author,
@@ -214,3 +216,17 @@ def test_volume_and_journal_forms_are_not_discrepancies() -> None:
                    container="Proceedings of the National Academy of Sciences")
     assert discrepancies(cited, matched(found), ("crossref",)) == ()
 
+
+
+def test_the_key_of_a_bibtex_item_is_the_key_of_its_correction(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{wakefield-lancet-1998, title = {Ileal-lymphoid-nodular "
+                   "hyperplasia, non-specific colitis, and pervasive developmental disorder "
+                   "in children}, author = {Wakefield, A. J. and Murch, S. H.}, year = 1998}\n")
+    [item] = list(read_citations(bib))
+    assert isinstance(item, CitationInput) and item.fields is not None
+    assert item.key == "wakefield-lancet-1998"
+    report = report_from_results(item, item.fields, matched(record(**WAKEFIELD),
+                                                            record("openalex", **WAKEFIELD)))
+    assert report.correction is not None
+    assert report.correction.bibtex.startswith("@article{wakefield-lancet-1998,\n")
