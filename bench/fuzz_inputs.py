@@ -599,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{report['violations']} violations; {report['wall_s']} s wall, "
           f"{report['cpu_s']} s CPU")
     if args.json:
-        args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+        args.json.write_text(json.dumps(report, indent=2) + "\n",
                              encoding="utf-8")
     return 1 if report["crashes"] or report["violations"] else 0
 

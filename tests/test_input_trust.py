@@ -206,3 +206,15 @@ def test_a_citation_after_one_ending_in_a_link_or_by_an_organisation_stands_alon
     items = citations(list(read_citations(write(tmp_path, "refs.txt", pasted))))
     assert [item.text for item in items][-1] == after
     assert len(items) == 3
+
+
+def test_an_error_naming_a_key_that_is_not_utf8_can_be_written(tmp_path: Path) -> None:
+    # Found by bench/fuzz_inputs.py: the key of an entry with no field, quoted raw in the
+    # error, held bytes that are not UTF-8, and writing the error line failed.
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k\xff\xfez,\n\n}\n@article{ok, title = {T}}\n")
+    bad, good = list(read_citations(path))
+    assert isinstance(bad, InputError) and isinstance(good, CitationInput)
+    assert bad.item == "k\ufffd\ufffdz"
+    str(bad).encode("utf-8")
+    bad.text.encode("utf-8")

@@ -80,7 +80,7 @@ def numbered(
     seen: set[str] = set()
     for index, element in enumerate(found):
         if isinstance(element, InputError):
-            yield element
+            yield writable(element)
             continue
         problem = check_text(element.where, element.text)
         if problem is None and has_undecodable(element.id):
@@ -93,6 +93,20 @@ def numbered(
             seen.add(element.id)
         yield problem or CitationInput(element.id, index, element.text, element.fields,
                                        element.notices, element.key)
+
+
+def writable(error: InputError) -> InputError:
+    """``error`` with any byte that was not UTF-8 in its item name, message or text shown
+    as U+FFFD (a BibTeX key or a parser's message may quote such bytes), so that it can
+    always be written out; ``error`` itself when it can be already."""
+    if not (has_undecodable(error.item) or has_undecodable(error.message)
+            or has_undecodable(error.text)):
+        return error
+    def clean(text: str) -> str:
+        return _SURROGATE.sub("\ufffd", text)
+
+    return InputError(clean(error.item), clean(error.message), clean(error.text),
+                      field=clean(error.field))
 
 
 def is_control_only(text: str) -> bool:
