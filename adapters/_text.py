@@ -100,6 +100,15 @@ def bare_doi(value: object) -> str | None:
     return strip_doi_prefix(value) or None
 
 
+def registered_doi(value: object) -> str | None:
+    """A DOI as the registration agency gives it ("10.1037/0003-066X.59.1.29"), without
+    URL or "doi:" prefix but in its own case: the form a corrected citation shows.
+    Compare DOIs with :func:`verifier.identifiers.normalize_doi`, never as given."""
+    if not isinstance(value, str):
+        return None
+    return strip_doi_prefix(value, lower=False) or None
+
+
 def doi_path(doi: str) -> str:
     """A DOI as a URL path: "/" kept, characters unsafe in a path percent-encoded.
 

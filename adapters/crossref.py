@@ -18,6 +18,7 @@ from ._text import (
     header_number,
     json_body,
     json_object,
+    registered_doi,
     split_person_name,
     string_tuple,
     strip_retracted_prefix,
@@ -154,7 +155,7 @@ class CrossrefAdapter(SourceAdapter):
     def _record(self, item: object, retraction_known: bool) -> WorkRecord:
         if not isinstance(item, dict):
             raise MalformedResponse("crossref: a work is not an object")
-        doi = bare_doi(item.get("DOI"))
+        doi = registered_doi(item.get("DOI"))  # Crossref registers it: its case is the DOI's
         if doi is None:
             raise MalformedResponse("crossref: a work without a DOI")
         title, prefixed = strip_retracted_prefix(_title(item))

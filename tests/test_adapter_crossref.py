@@ -454,15 +454,17 @@ def test_type_mapping(crossref_type: str, expected: WorkType) -> None:
     assert parse_one(work(type=crossref_type)).type is expected
 
 
-def test_doi_is_lower_cased_and_isbn_issn_kept() -> None:
+def test_doi_is_kept_as_registered_and_isbn_issn_kept() -> None:
+    # Crossref registers DOIs: its case is the DOI's, and corrections show it so
+    # (comparisons normalise case, see verifier.identifiers.normalize_doi).
     record = parse_one(
         work(DOI="10.1016/S0140-6736(97)11096-0", ISBN=["978-0-19-983006-0"], ISSN=["0140-6736"])
     )
     assert record.identifiers == Identifiers(
-        doi="10.1016/s0140-6736(97)11096-0", isbn=("978-0-19-983006-0",), issn=("0140-6736",)
+        doi="10.1016/S0140-6736(97)11096-0", isbn=("978-0-19-983006-0",), issn=("0140-6736",)
     )
-    assert record.source_id == "10.1016/s0140-6736(97)11096-0"
-    assert record.url == "https://doi.org/10.1016/s0140-6736(97)11096-0"
+    assert record.source_id == "10.1016/S0140-6736(97)11096-0"
+    assert record.url == "https://doi.org/10.1016/S0140-6736(97)11096-0"
 
 
 # --- retraction and update notices (shapes from apis.md: Wakefield 1998) ---------------

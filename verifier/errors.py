@@ -52,12 +52,14 @@ class ConfigError(VerifierError):
 class InputError(VerifierError):
     """One input item cannot be read. ``item`` names it (line number, key or id)."""
 
-    def __init__(self, item: str, message: str, text: str = "") -> None:
+    def __init__(self, item: str, message: str, text: str = "", field: str = "") -> None:
         super().__init__(f"{item}: {message}")
         self.item = item
         self.message = message
         self.text = text
         """The item's text as far as it could be read (may be cut short)."""
+        self.field = field
+        """The field at fault when one is ("title" given as a number), else ""."""
 
 
 class SourceError(VerifierError):

@@ -115,11 +115,13 @@ def normalize_doi(s: str) -> str | None:
     return find_doi(strip_doi_prefix(s))
 
 
-def strip_doi_prefix(s: str) -> str:
+def strip_doi_prefix(s: str, *, lower: bool = True) -> str:
     """A DOI field as a service gives it ("doi:…", "https://doi.org/…" or bare), without
-    the prefix, trimmed and lower-cased. Unlike :func:`normalize_doi` it keeps every
-    character: a service's DOI field is a DOI as is, "<" and ">" included (SICI DOIs)."""
-    return _DOI_PREFIX.sub("", s.strip(), count=1).strip().lower()
+    the prefix, trimmed and lower-cased (with ``lower``; else in its given case). Unlike
+    :func:`normalize_doi` it keeps every character: a service's DOI field is a DOI as is,
+    "<" and ">" included (SICI DOIs)."""
+    bare = _DOI_PREFIX.sub("", s.strip(), count=1).strip()
+    return bare.lower() if lower else bare
 
 
 def find_url(text: str) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -189,28 +189,62 @@ class CitationChecker:
             n: r for n, r in self._unavailable.items() if n in options.sources
         }
         results.update(main.results())
-        verdict = decide(results, options.independence)
-        flags = set(main.flags)
-        if verdict.status in (Status.VERIFIED, Status.UNCONFIRMED):
-            flags.discard("title_by_other_authors")
-        agreeing = verdict.agreeing
-        corrected = corrected_record(results, agreeing)
-        return Report(
-            id=item.id,
-            index=item.index,
-            input=item.text,
-            citation=citation,
-            status=verdict.status,
-            retraction=retraction_status(results, agreeing) if agreeing else Retraction.UNKNOWN,
-            flags=tuple(sorted(flags)),
-            discrepancies=discrepancies(citation, results, agreeing),
-            corrected=corrected,
-            agreeing_sources=agreeing,
-            sources=results,
-            elapsed_s=round(elapsed, 4),
-            correction=correction_from_results(citation, results, agreeing),
-            book=_book_check(book) if book is not None else None,
-        )
+        return report_from_results(
+            item, citation, results, main.flags, independence=options.independence,
+            elapsed=elapsed, book=_book_check(book) if book is not None else None)
+
+
+RETRACTED_FLAG = "retracted"
+"""Flag of a report whose work a matching source says is retracted (``retraction`` is
+``retracted``): the work is real, and must not be cited as sound."""
+
+NO_AUTHORS_FLAG = "no_authors_cited"
+"""Flag of a matched citation that names no author: it was matched on its title and
+the other fields it gives (:func:`verifier.citations.matching.score_record`)."""
+
+
+def report_from_results(
+    item: CitationInput,
+    citation: Citation,
+    results: Mapping[str, SourceResult],
+    flags: Iterable[str] = (),
+    *,
+    independence: str = "distinct",
+    elapsed: float = 0.0,
+    book: BookCheck | None = None,
+) -> Report:
+    """The report on ``item`` (parsed as ``citation``) from the sources' answers
+    ``results`` and the flags the search raised: the verdict, retraction, discrepancies
+    and correction. Adds the flags :data:`RETRACTED_FLAG` and :data:`NO_AUTHORS_FLAG`;
+    the correction keeps the input's citation key (``item.key``) and notes a retraction."""
+    verdict = decide(results, independence)
+    found = set(flags)
+    agreeing = verdict.agreeing
+    if verdict.status in (Status.VERIFIED, Status.UNCONFIRMED):
+        found.discard("title_by_other_authors")
+        if not citation.authors and not citation.et_al:
+            found.add(NO_AUTHORS_FLAG)
+    retraction = retraction_status(results, agreeing) if agreeing else Retraction.UNKNOWN
+    if retraction is Retraction.RETRACTED:
+        found.add(RETRACTED_FLAG)
+    return Report(
+        id=item.id,
+        index=item.index,
+        input=item.text,
+        citation=citation,
+        status=verdict.status,
+        retraction=retraction,
+        flags=tuple(sorted(found)),
+        discrepancies=discrepancies(citation, results, agreeing),
+        corrected=corrected_record(results, agreeing),
+        agreeing_sources=agreeing,
+        sources=dict(results),
+        elapsed_s=round(elapsed, 4),
+        correction=correction_from_results(
+            citation, results, agreeing, key=item.key,
+            retracted=retraction is Retraction.RETRACTED),
+        book=book,
+    )
 
 
 def _book_check(run: PlanRun) -> BookCheck:

@@ -16,9 +16,17 @@ APA 7 (plain text, no italics)::
 up to 20 authors, then the first 19, "…" and the last; a corporate author as its name;
 "(n.d.)" without a year; no author: the title takes the author's place.
 
-BibTeX: ``@article``, ``@book``, ``@incollection``, ``@inproceedings`` or ``@misc``, key
-``FamilyYearFirstword``, LaTeX specials escaped, capitalised title words braced so that
-bibliography styles keep their case.
+BibTeX: ``@article``, ``@book``, ``@incollection``, ``@inproceedings``, ``@phdthesis`` or
+``@mastersthesis`` (with ``school``), or ``@misc``; the key the input gave (a BibTeX key,
+a CSL id) or else ``FamilyYearFirstword``; LaTeX specials escaped, capitalised title words
+braced so that bibliography styles keep their case.
+
+The correction is never worse than what was cited (:func:`shown_title`): the title keeps
+the cited casing when its words are the records' words, a longer title (with the
+subtitle) is never replaced by a shorter one, and an ALL-CAPS title from a database is
+shown in sentence case, never copied and braced. DOIs are shown as the records give them
+(as registered, not lower-cased). A retracted work is marked "[Retracted]" in APA and
+``note = {Retracted}`` in BibTeX.
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from .discrepancies import (
     short_name,
 )
 from .models import Author, Citation, Correction, Identifiers, SourceResult, WorkRecord, WorkType
-from .normalize import normalize_title, strip_markup
+from .normalize import normalize_title, split_title, strip_markup
 from .verdict import agreeing_records
 
 # ---------------------------------------------------------------------------------------
@@ -118,6 +126,60 @@ def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
     if record.publisher:
         return WorkType.BOOK
     return WorkType.OTHER
+
+
+# ---------------------------------------------------------------------------------------
+# The title shown
+
+ALL_CAPS_SHARE = 0.9
+"""A title whose letters are at least this share capitals (and more than a few) is
+written in capitals, not cased: it is shown in sentence case."""
+
+
+def is_all_caps(title: str) -> bool:
+    """True when ``title`` is written in capitals ("ADAPTIVE RATES OF THINGS")."""
+    letters = [c for c in title if c.isalpha()]
+    return len(letters) >= 8 and sum(c.isupper() for c in letters) >= ALL_CAPS_SHARE * len(
+        letters)
+
+
+def _extends(longer: str, shorter: str) -> bool:
+    """True when ``longer`` is ``shorter`` with a subtitle ("Graphs, maps, trees:
+    Abstract models …" extends "Graphs, maps, trees")."""
+    main, sub = split_title(longer)
+    return bool(sub) and bool(normalize_title(shorter)) and \
+        normalize_title(main) == normalize_title(shorter)
+
+
+def _sentence_case(title: str, hints: Sequence[str]) -> str:
+    """An ALL-CAPS ``title`` in sentence case; a word written in a cased ``hints`` title
+    keeps that casing ("NHS", "DNA")."""
+    known = {word.lower(): word for hint in hints if hint and not is_all_caps(hint)
+             for word in hint.split()}
+    words = [known.get(word.lower(), word.lower()) for word in title.split()]
+    start = True
+    for position, word in enumerate(words):
+        if start and word[:1].islower():
+            words[position] = word[:1].upper() + word[1:]
+        start = word.endswith((":", "?", "!", "."))
+    return " ".join(words)
+
+
+def shown_title(cited: str, titles: Sequence[str]) -> str:
+    """The title a correction shows: the first of the agreeing records' ``titles`` (most
+    authoritative first), replaced by a later one that extends it with a subtitle, then
+    by the ``cited`` title when that has the same words (its casing is kept) or extends
+    it; an ALL-CAPS result is shown in sentence case."""
+    shown = next((t for t in titles if t), "")
+    for other in titles[1:]:
+        if _extends(other, shown):
+            shown = other
+    if cited and not is_all_caps(cited) and (
+            normalize_title(cited) == normalize_title(shown) or _extends(cited, shown)):
+        shown = cited
+    if is_all_caps(shown):
+        shown = _sentence_case(shown, [cited, *titles])
+    return shown
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,11 +297,14 @@ def _editors_as_authors(editors: Sequence[Author]) -> str:
     return f"{names} ({'Ed.' if count == 1 else 'Eds.'})."
 
 
-def apa_reference(record: WorkRecord, kind: WorkType | None = None) -> str:
+def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
+                  retracted: bool = False) -> str:
     """``record`` as an APA 7 reference (plain text), formatted as ``kind`` (default: the
-    record's type, see :func:`work_kind`)."""
+    record's type, see :func:`work_kind`); a ``retracted`` work's title is followed by
+    "[Retracted]"."""
     kind = kind or work_kind(record)
-    title = _with_period(_clean(record.title))
+    title = _clean(record.title)
+    title = _with_period(f"{title} [Retracted]" if retracted else title)
     date = f"({record.year})." if record.year is not None else "(n.d.)."
     authors = apa_authors(record.authors)
     if authors:
@@ -261,6 +326,8 @@ _BIBTEX_TYPES = {
     WorkType.CHAPTER: "incollection",
     WorkType.PROCEEDINGS: "inproceedings",
 }
+_THESIS_TYPES = ("phdthesis", "mastersthesis")
+_KEY_FORBIDDEN = re.compile(r'[\s,{}()"#%=\\]')
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
     "{": r"\textbraceleft{}",
@@ -337,14 +404,16 @@ def _bibtex_pages(pages: str) -> str:
     return parsed.display("--") if parsed.last else bibtex_escape(pages)
 
 
-def _bibtex_fields(record: WorkRecord, kind: WorkType) -> list[tuple[str, str]]:
+def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
+                   ) -> list[tuple[str, str]]:
     """(field, value) pairs, values already escaped; empty values left out."""
     container = bibtex_escape(record.container)
     container_field = {
         WorkType.ARTICLE: "journal",
         WorkType.CHAPTER: "booktitle",
         WorkType.PROCEEDINGS: "booktitle",
-    }.get(kind, "" if kind is WorkType.BOOK else "howpublished")
+    }.get(kind, "" if kind in (WorkType.BOOK, WorkType.THESIS) else "howpublished")
+    publisher_field = "school" if kind is WorkType.THESIS else "publisher"
     fields = [
         ("author", _bibtex_names(record.authors)),
         ("editor", _bibtex_names(record.editors)),
@@ -354,20 +423,40 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType) -> list[tuple[str, str]]:
         ("volume", bibtex_escape(record.volume)),
         ("number", bibtex_escape(record.issue)),
         ("pages", _bibtex_pages(record.pages)),
-        ("publisher", bibtex_escape(record.publisher)),
+        (publisher_field, bibtex_escape(record.publisher)),
         ("doi", re.sub(r"[{}\s]", "", record.identifiers.doi or "")),
+        ("note", bibtex_escape(note)),
     ]
     return [(name, value) for name, value in fields if name and value]
 
 
-def bibtex_entry(record: WorkRecord, kind: WorkType | None = None) -> str:
+def _thesis_type(record: WorkRecord) -> str:
+    """``mastersthesis`` when the record calls the work a master's thesis, else
+    ``phdthesis``."""
+    said = f"{record.container} {record.publisher} {record.title}".lower()
+    return "mastersthesis" if re.search(r"\bmaster'?s?\b|\bm\.?(?:sc|a|phil)\b", said) \
+        else "phdthesis"
+
+
+def usable_key(key: str) -> bool:
+    """True when ``key`` can stand as a BibTeX key (no space, comma, brace ...)."""
+    return bool(key) and _KEY_FORBIDDEN.search(key) is None
+
+
+def bibtex_entry(record: WorkRecord, kind: WorkType | None = None, *, key: str = "",
+                 retracted: bool = False) -> str:
     """``record`` as one BibTeX entry, typed after ``kind`` (default: the record's type,
     see :func:`work_kind`): ``@article``, ``@book``, ``@incollection``, ``@inproceedings``,
-    anything else ``@misc``."""
+    ``@phdthesis`` / ``@mastersthesis`` (the publisher as ``school``), anything else
+    ``@misc``. The entry's key is ``key`` when it is usable (:func:`usable_key`), else
+    :func:`bibtex_key`; a ``retracted`` work gets ``note = {Retracted}``."""
     kind = kind or work_kind(record)
-    entry_type = _BIBTEX_TYPES.get(kind, "misc")
-    lines = [f"  {name} = {{{value}}}" for name, value in _bibtex_fields(record, kind)]
-    return f"@{entry_type}{{{bibtex_key(record)},\n" + ",\n".join(lines) + "\n}"
+    entry_type = _thesis_type(record) if kind is WorkType.THESIS else \
+        _BIBTEX_TYPES.get(kind, "misc")
+    fields = _bibtex_fields(record, kind, "Retracted" if retracted else "")
+    lines = [f"  {name} = {{{value}}}" for name, value in fields]
+    shown_key = key if usable_key(key) else bibtex_key(record)
+    return f"@{entry_type}{{{shown_key},\n" + ",\n".join(lines) + "\n}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -375,22 +464,28 @@ def bibtex_entry(record: WorkRecord, kind: WorkType | None = None) -> str:
 
 
 def correction_for(
-    citation: Citation, record: WorkRecord, others: Sequence[WorkRecord] = ()
+    citation: Citation, record: WorkRecord, others: Sequence[WorkRecord] = (), *,
+    key: str = "", retracted: bool = False,
 ) -> Correction:
     """The corrected citation of the work ``record`` describes, in APA 7 and BibTeX.
 
     ``record`` is the best agreeing record (see :func:`verifier.verdict.corrected_record`)
     and ``others`` the other agreeing records, most authoritative first: they fill the
-    fields ``record`` lacks (:func:`merge_records`). ``citation`` only supplies the kind
-    of work when no record has one.
+    fields ``record`` lacks (:func:`merge_records`). ``citation`` supplies the kind of
+    work when no record has one, and the title's form (:func:`shown_title`). ``key`` is
+    the BibTeX key the input gave; ``retracted`` marks the work as retracted.
     """
     merged = merge_records(record, others)
+    merged = replace(merged, title=shown_title(citation.title,
+                                               [r.title for r in (record, *others)]))
     kind = work_kind(merged, citation)
-    return Correction(apa=apa_reference(merged, kind), bibtex=bibtex_entry(merged, kind))
+    return Correction(apa=apa_reference(merged, kind, retracted=retracted),
+                      bibtex=bibtex_entry(merged, kind, key=key, retracted=retracted))
 
 
 def correction_from_results(
-    citation: Citation, results: Mapping[str, SourceResult], agreeing: Sequence[str]
+    citation: Citation, results: Mapping[str, SourceResult], agreeing: Sequence[str], *,
+    key: str = "", retracted: bool = False,
 ) -> Correction | None:
     """:func:`correction_for` over the agreeing sources' records, the most authoritative
     (:data:`verifier.verdict.AUTHORITY`) as the best; None when no agreeing source has a
@@ -398,4 +493,5 @@ def correction_from_results(
     sourced = agreeing_records(results, agreeing)
     if not sourced:
         return None
-    return correction_for(citation, sourced[0][1], [r for _, r in sourced[1:]])
+    return correction_for(citation, sourced[0][1], [r for _, r in sourced[1:]], key=key,
+                          retracted=retracted)

@@ -45,7 +45,8 @@ from verifier.identifiers import find_arxiv, normalize_doi
 
 from .matching import author_overlap
 from .models import Author, Citation, Discrepancy, SourceResult, WorkRecord, WorkType
-from .normalize import family_variants, normalize_title, split_title, strip_markup
+from .normalize import family_variants, normalize_title, strip_markup
+from .venues import containers_agree
 from .verdict import agreeing_records, authority_rank
 
 _V = TypeVar("_V")
@@ -111,100 +112,38 @@ def pages_agree(a: str, b: str) -> bool:
 _NUMBER_LABEL = re.compile(r"^\s*(?:vol(?:ume)?|no|nr|num(?:ber)?|issue|iss|n°|#)\.?\s*", re.I)
 
 
+_ROMAN = re.compile(r"^m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+
+
+def _roman_value(text: str) -> int | None:
+    """The value of a well-formed Roman numeral ("lix" -> 59), else None."""
+    if not text or _ROMAN.match(text) is None:
+        return None
+    values = [_ROMAN_VALUES[c] for c in text]
+    return sum(-v if v < after else v for v, after in zip(values, [*values[1:], 0],
+                                                          strict=True))
+
+
 def _number_key(value: str) -> str:
-    """A volume or issue in comparable form: no label, dashes unified, no leading zeros."""
+    """A volume or issue in comparable form: no label, dashes unified, no leading zeros,
+    a Roman numeral as its value ("LIX" -> "59")."""
     text = _NUMBER_LABEL.sub("", strip_markup(value)).strip().rstrip(".").casefold()
     text = re.sub(r"[^a-z0-9]+", "-", _PAGE_DASH.sub("-", text)).strip("-")
+    roman = _roman_value(text)
+    if roman is not None:
+        return str(roman)
     return re.sub(r"(?<!\d)0+(?=\d)", "", text)
 
 
 def numbers_agree(a: str, b: str) -> bool:
     """True when two volumes (or two issues) are the same: "Vol. 12" = "12", "3–4" = "3-4",
-    "03" = "3"."""
+    "03" = "3", "LIX" = "59"."""
     return _number_key(a) == _number_key(b)
 
 
 # ---------------------------------------------------------------------------------------
-# Containers and publishers
-
-_JOINING_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "to", "de", "a", "an"})
-
-
-def _abbreviates(short: str, word: str) -> bool:
-    """True when ``short`` may abbreviate ``word``: the same word, or shorter with the
-    same first letter and its letters in order ("biol" biological, "natl" national)."""
-    if short == word:
-        return True
-    if len(short) >= len(word) or short[0] != word[0]:
-        return False
-    rest = iter(word[1:])
-    return all(letter in rest for letter in short[1:])
-
-
-def _acronym_span(short: str, words: Sequence[str]) -> int:
-    """How many of ``words`` (joining words skipped) ``short`` is the acronym of; 0 when
-    it is not one ("usa" for "united states of america" -> 4)."""
-    if len(short) < 2:
-        return 0
-    letters, used = 0, 0
-    for word in words:
-        if letters == len(short):
-            break
-        used += 1
-        if word in _JOINING_WORDS:
-            continue
-        if word[0] != short[letters]:
-            return 0
-        letters += 1
-    return used if letters == len(short) else 0
-
-
-def _abbreviation_of(short: Sequence[str], full: Sequence[str]) -> bool:
-    """True when the words ``short`` abbreviate the words ``full`` in order: each short
-    word abbreviates the next full word or is the acronym of the next few; the full title
-    may have joining words ("of", "the" …) the short one drops, nothing else."""
-    if not short:
-        return not [w for w in full if w not in _JOINING_WORDS]
-    if not full:
-        return False
-    head, rest = short[0], short[1:]
-    if full[0] in _JOINING_WORDS and head != full[0] and _abbreviation_of(short, full[1:]):
-        return True
-    if _abbreviates(head, full[0]) and _abbreviation_of(rest, full[1:]):
-        return True
-    span = _acronym_span(head, full)
-    return span > 1 and _abbreviation_of(rest, full[span:])
-
-
-def _container_words(name: str) -> list[str]:
-    words = normalize_title(name).split()
-    return words[1:] if words[:1] == ["the"] and len(words) > 1 else words
-
-
-def _same_container_title(a: str, b: str) -> bool:
-    left, right = _container_words(a), _container_words(b)
-    if not left or not right:
-        return False
-    return left == right or _abbreviation_of(left, right) or _abbreviation_of(right, left)
-
-
-def containers_agree(a: str, b: str) -> bool:
-    """True when two journal or book titles name the same container: equal after
-    normalisation and a leading "The", one an abbreviation of the other ("J. Biol. Chem."
-    = "Journal of Biological Chemistry", "Proc Natl Acad Sci USA" = "Proceedings of the
-    National Academy of Sciences of the United States of America", "PNAS" likewise), or
-    one the other without its subtitle ("Philosophical Transactions of the Royal Society
-    B" = "… B: Biological Sciences")."""
-    if _same_container_title(a, b):
-        return True
-    main_a, sub_a = split_title(a)
-    main_b, sub_b = split_title(b)
-    if sub_a and not sub_b:
-        return _same_container_title(main_a, b)
-    if sub_b and not sub_a:
-        return _same_container_title(a, main_b)
-    return False
-
+# Publishers (containers: :mod:`.venues`)
 
 _PUBLISHER_NOISE = frozenset(
     (

@@ -27,6 +27,7 @@ from rapidfuzz.distance import Levenshtein
 
 from .models import Author, Citation, MatchScores, WorkRecord, WorkType
 from .normalize import family_key, family_variants, initials, normalize_title, split_title
+from .venues import containers_agree
 
 TITLE_THRESHOLD = 0.90
 """Least title similarity for a match. Where the open checkers sit: on 1,651 hard real
@@ -286,7 +287,32 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
         return 1.0, True
     if (cited or citation.type is WorkType.WEB) and title >= STANDALONE_TITLE:
         return 1.0, True
+    if not cited and not citation.et_al and title >= STANDALONE_TITLE and \
+            backs_authorless(citation, record):
+        return 1.0, True
     return 0.0, False
+
+
+AUTHORLESS_SUPPORT = 2
+"""Fields besides the title an authorless citation needs confirmed to match."""
+
+
+def backs_authorless(citation: Citation, record: WorkRecord) -> bool:
+    """True when the record confirms a citation that names no author on the rest of
+    what it gives: at least :data:`AUTHORLESS_SUPPORT` of year (within one), container
+    (abbreviations aside), volume and first page agree, and none of them disagrees. A
+    real title with an invented year and journal is not backed."""
+    checks: list[bool] = []
+    if citation.year is not None and record.year is not None:
+        checks.append(abs(citation.year - record.year) <= 1)
+    if citation.container and record.container:
+        checks.append(containers_agree(citation.container, record.container))
+    if citation.volume and record.volume:
+        checks.append(citation.volume.strip().lower() == record.volume.strip().lower())
+    first_cited, first_found = _first_page(citation.pages), _first_page(record.pages)
+    if first_cited and first_found:
+        checks.append(first_cited == first_found)
+    return all(checks) and sum(checks) >= AUTHORLESS_SUPPORT
 
 
 def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
@@ -298,8 +324,9 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
       record (:func:`author_overlap`). A record without authors cannot confirm them.
     - When the citation names no person: an organisation that matches a record author
       matches; otherwise authorship is taken as agreeing only if the record lists nobody
-      either, or the citation is by an organisation or is a web page and the titles agree
-      at :data:`STANDALONE_TITLE` or better (``authors`` is then 1.0).
+      either, or the titles agree at :data:`STANDALONE_TITLE` or better and the citation
+      is by an organisation, is a web page, or names nobody at all and the record
+      confirms its other fields (:func:`backs_authorless`); ``authors`` is then 1.0.
     - ``year_delta``: record year minus cited year, None when either is unknown. It never
       affects the match.
     """

@@ -140,6 +140,12 @@ class CitationInput:
     index: int
     text: str
     fields: Citation | None = None
+    notices: tuple[str, ...] = ()
+    """Doubts the reader had about this item that did not stop it (a pasted line joined
+    to or split from the entry above on a guess), in words, for the user to check."""
+    key: str = ""
+    """The citation key the input gave (a BibTeX key, a CSL ``id``), kept as the key of
+    the corrected BibTeX entry; "" when the input gave none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,9 +262,9 @@ class Report:
     sources: dict[str, SourceResult]
     elapsed_s: float
     error: str | None = None
+    """Set when the item itself could not be checked (unreadable input): a per-item error
+    that does not stop the batch."""
     correction: Correction | None = None
     """The corrected citation (APA and BibTeX) of a work a source matched, else None."""
     book: BookCheck | None = None
     """For a chapter that is not verified, the check of the book it says it is in."""
-    """Set when the item itself could not be checked (unreadable input): a per-item error
-    that does not stop the batch."""

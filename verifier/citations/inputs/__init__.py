@@ -31,8 +31,11 @@ import io
 import sys
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from verifier.citations.models import CitationInput
 
 from .bibtex import count_bibtex, read_bibtex
 from .csl import read_csl_json
@@ -51,9 +54,11 @@ __all__ = [
     "InputItem",
     "Reader",
     "citation_id",
+    "InputSurvey",
     "count_citations",
     "detect_format",
     "read_citations",
+    "survey_input",
 ]
 
 STDIN = Path("-")
@@ -98,6 +103,40 @@ def count_citations(path: Path, fmt: str = AUTO) -> int:
     with path.open("rb") as raw, _resolved(path, raw, fmt) as (name, stream):
         counter = _COUNTERS.get(name)
         return counter(stream) if counter else sum(1 for _ in READERS[name](stream))
+
+
+@dataclass(frozen=True, slots=True)
+class InputSurvey:
+    """What an input file holds, counted before a run: the figures a run's summary
+    compares with the lines it wrote (every entry gives exactly one output line)."""
+
+    format: str
+    """The format the file is read as."""
+    entries: int
+    """Elements :func:`read_citations` yields: citations and input errors."""
+    citations: int
+    errors: int
+    uncertain: int
+    """Citations that carry a notice: a pasted-list boundary decided on a guess (joined
+    to the entry above or split from it) that the user should check."""
+
+
+def survey_input(path: Path, fmt: str = AUTO) -> InputSurvey:
+    """Read all of the file ``path`` as format ``fmt`` and count what it holds (see
+    :class:`InputSurvey`). Not for stdin, which can be read only once. Raises as
+    :func:`read_citations` does."""
+    _check_format(fmt)
+    if path == STDIN:
+        raise ValueError("stdin cannot be surveyed before it is read")
+    citations = errors = uncertain = 0
+    with path.open("rb") as raw, _resolved(path, raw, fmt) as (name, stream):
+        for item in READERS[name](stream):
+            if isinstance(item, CitationInput):
+                citations += 1
+                uncertain += bool(item.notices)
+            else:
+                errors += 1
+    return InputSurvey(name, citations + errors, citations, errors, uncertain)
 
 
 def detect_format(path: Path) -> str:

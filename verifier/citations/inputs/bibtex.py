@@ -157,7 +157,8 @@ def _entry(block: BibEntry) -> Entry | InputError:
     if not text:
         return InputError(name, f"entry on line {line} has no field to check",
                           excerpt(block.raw or ""))
-    return Entry(id=key or f"L{line}", text=text, where=f"line {line}", fields=citation)
+    return Entry(id=key or f"L{line}", text=text, where=f"line {line}", fields=citation,
+                 key=key)
 
 
 def _failed(block: ParsingFailedBlock) -> InputError:

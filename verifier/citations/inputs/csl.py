@@ -46,14 +46,81 @@ def read_csl_json(stream: BinaryIO) -> Iterator[InputItem]:
     return numbered(_entries(read_whole(stream, "CSL-JSON")))
 
 
+_TEXT = (str,)
+_NUMBER = (str, int)
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], bool, str]] = {
+    **dict.fromkeys(("title", "publisher", "publisher-place", "DOI", "URL", "type",
+                     "archive"), (_TEXT, False, "text")),
+    **dict.fromkeys(("container-title", "ISBN", "ISSN"), (_TEXT, True, "text or a list of "
+                                                                       "texts")),
+    **dict.fromkeys(("volume", "issue", "page", "edition", "number", "PMID", "PMCID", "year"),
+                    (_NUMBER, False, "text or a number")),
+    **dict.fromkeys(("author", "editor"), ((list,), False, "a list of name objects")),
+    "issued": ((dict, str, int), False, "a date object"),
+}
+"""The type each field the reader uses must have: the types allowed, whether a list of
+them is allowed too, and the expectation in words. ``null`` is "not given" anywhere."""
+
+_NAME_PARTS = ("family", "given", "literal", "non-dropping-particle", "dropping-particle",
+               "suffix")
+
+
 def csl_entry(item: Mapping[str, object], where: str, fallback_id: str) -> Entry | InputError:
     """One CSL item as an entry named ``where``; its id is the item's ``id`` if it has one,
-    else ``fallback_id``."""
+    else ``fallback_id``. A field of the wrong type (``"title": 42``, ``"author":
+    "Smith"``) is an error naming the item (its ``id``, else ``where``) and the field."""
+    wrong = wrong_field(item)
+    if wrong is not None:
+        field, problem = wrong
+        return InputError(given_id(item, "id") or where, f"field {field!r} {problem}",
+                          excerpt(_dump(item)), field=field)
     citation = csl_citation(item)
     text = render(citation)
     if not text:
         return InputError(where, "CSL item with no field to check", excerpt(_dump(item)))
-    return Entry(given_id(item, "id") or fallback_id, text, where, citation)
+    return Entry(given_id(item, "id") or fallback_id, text, where, citation,
+                 key=given_id(item, "id"))
+
+
+def wrong_field(item: Mapping[str, object]) -> tuple[str, str] | None:
+    """The first field of ``item`` whose value has a type CSL does not allow there (see
+    :data:`_FIELD_TYPES`), with what is wrong in words; None when every field is fine."""
+    for field, (types, listed, expected) in _FIELD_TYPES.items():
+        value = item.get(field)
+        if value is None:
+            continue
+        if not _of_type(value, types, listed=listed):
+            return field, f"is {_kind(value)}, expected {expected}"
+        if field in ("author", "editor"):
+            problem = _wrong_person(value)
+            if problem:
+                return field, problem
+        if field == "issued" and isinstance(value, dict):
+            parts = value.get("date-parts")
+            if parts is not None and not (isinstance(parts, list) and all(
+                    isinstance(p, list) for p in parts)):
+                return field, "has 'date-parts' that is not a list of lists"
+    return None
+
+
+def _of_type(value: object, types: tuple[type, ...], *, listed: bool) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, types):
+        return True
+    return listed and isinstance(value, list) and all(
+        isinstance(v, types) and not isinstance(v, bool) for v in value)
+
+
+def _wrong_person(people: object) -> str:
+    for position, person in enumerate(people if isinstance(people, list) else [], start=1):
+        if not isinstance(person, dict):
+            return f"has {_kind(person)} as name {position}, expected a name object"
+        for part in _NAME_PARTS:
+            value = person.get(part)
+            if value is not None and not isinstance(value, str):
+                return f"has {_kind(value)} as {part!r} of name {position}, expected text"
+    return ""
 
 
 def csl_citation(item: Mapping[str, object]) -> Citation:
@@ -148,8 +215,8 @@ def _year(issued: object) -> int | None:
 
 
 def _kind(value: object) -> str:
-    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number")
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+            dict: "an object"}.get(type(value), "a number")
 
 
 def _dump(value: object) -> str:

@@ -37,6 +37,10 @@ class Entry:
     where: str
     """Where the entry is ("line 12", "row 3"): names it when its id cannot."""
     fields: Citation | None = None
+    notices: tuple[str, ...] = ()
+    """Doubts about the entry that did not stop it (see ``CitationInput.notices``)."""
+    key: str = ""
+    """The citation key the input gave (see ``CitationInput.key``)."""
 
 
 def citation_id(lineno: int, text: str) -> str:
@@ -76,7 +80,7 @@ def numbered(
     seen: set[str] = set()
     for index, element in enumerate(found):
         if isinstance(element, InputError):
-            yield element
+            yield writable(element)
             continue
         problem = check_text(element.where, element.text)
         if problem is None and has_undecodable(element.id):
@@ -87,7 +91,22 @@ def numbered(
                     element.where, f"id {element.id!r} is already used by an earlier item",
                     excerpt(element.text))
             seen.add(element.id)
-        yield problem or CitationInput(element.id, index, element.text, element.fields)
+        yield problem or CitationInput(element.id, index, element.text, element.fields,
+                                       element.notices, element.key)
+
+
+def writable(error: InputError) -> InputError:
+    """``error`` with any byte that was not UTF-8 in its item name, message or text shown
+    as U+FFFD (a BibTeX key or a parser's message may quote such bytes), so that it can
+    always be written out; ``error`` itself when it can be already."""
+    if not (has_undecodable(error.item) or has_undecodable(error.message)
+            or has_undecodable(error.text)):
+        return error
+    def clean(text: str) -> str:
+        return _SURROGATE.sub("\ufffd", text)
+
+    return InputError(clean(error.item), clean(error.message), clean(error.text),
+                      field=clean(error.field))
 
 
 def is_control_only(text: str) -> bool:

@@ -83,14 +83,29 @@ def _entries(stream: BinaryIO) -> Iterator[Entry | InputError]:
 def _bibtex_entry(value: Mapping[str, object], kind: str, fields: Mapping[str, object],
                   lineno: int) -> Entry | InputError:
     where = f"line {lineno}"
-    strings = {k: v for k, v in fields.items() if isinstance(v, str)}
+    item_id = given_id(value, "id") or given_id(value, "bibtex_key") or given_id(value, "ID")
+    strings: dict[str, str] = {}
+    for name, field in fields.items():
+        if field is None:  # null: not given
+            continue
+        if isinstance(field, int) and not isinstance(field, bool):
+            field = str(field)  # "year": 2019 is a number, as BibTeX's bare years are
+        if not isinstance(field, str):
+            return InputError(item_id or where, f"BibTeX field {name!r} is {_kind(field)}, "
+                              "expected text or a number", excerpt(_dump(value)), field=name)
+        strings[name] = field
     try:
         citation = bibtex_citation(kind, strings)
     except LatexError as exc:
         return InputError(where, f"BibTeX fields: {exc}", excerpt(_dump(value)))
     text = render(citation)
-    item_id = given_id(value, "id") or given_id(value, "bibtex_key") or given_id(value, "ID")
-    return Entry(item_id or citation_id(lineno, text), text, where, citation)
+    return Entry(item_id or citation_id(lineno, text), text, where, citation,
+                 key=given_id(value, "bibtex_key") or given_id(value, "ID"))
+
+
+def _kind(value: object) -> str:
+    return {list: "an array", dict: "an object", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number")
 
 
 def _dump(value: object) -> str:

@@ -14,6 +14,7 @@ MAX_BRACE_DEPTH = 50
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
 _ESCAPED_PUNCTUATION = re.compile(r"\\([_%&#$~])")
 _URL_MACRO = re.compile(r"\\(?:url|href)\s*")
+_SINGLE_QUOTED = re.compile(r"`([^`']*)'")
 
 
 class LatexError(ValueError):
@@ -32,7 +33,16 @@ def latex_to_text(value: str) -> str:
         text = _decode(_UNESCAPED_PERCENT.sub(r"\\%", value))
     else:  # nothing to decode (most values): skip the decoder, which is slow
         text = value.replace("{", "").replace("}", "").replace("---", "—").replace("--", "–")
-    return " ".join(text.replace("~", " ").split())
+    return " ".join(_quotes(text).replace("~", " ").split())
+
+
+def _quotes(text: str) -> str:
+    """LaTeX quotes as typographic ones: two backticks and two apostrophes around a
+    phrase -> “a”, one of each -> ‘a’ (the decoder leaves them as typed)."""
+    if "`" not in text and "''" not in text:
+        return text
+    text = text.replace("``", "\u201c").replace("''", "\u201d")
+    return _SINGLE_QUOTED.sub("\u2018\\1\u2019", text)
 
 
 def unescape(value: str) -> str:

@@ -14,6 +14,24 @@ hanging     a hanging indent: an indented line continues the entry above it
 In every layout a blank line (or a heading such as "References") ends an entry, and an
 unreadable line (not UTF-8, too long, only control characters) is an error in its place
 that ends the entry before it.
+
+The layout says where entries surely start; every other line is decided on its own,
+against the entry above it (:func:`_decide`):
+
+=================================================  ===========================  ========
+the line                                           is                           notice
+=================================================  ===========================  ========
+indented, in a marked or hanging list              the entry's continuation     no
+after a break inside a sentence (lower case next,  the entry's continuation     no
+or the line above ends no sentence)
+starts like a citation (an author, a year) after   a new entry                  yes
+an entry that is complete (a year, a closed end)
+any other                                          the entry's continuation     yes
+=================================================  ===========================  ========
+
+A decision that is not certain is reported in the item's ``notices``, naming the line,
+so that a list which starts numbered and goes on one per line, or a blank-line list that
+ends with one-line citations, loses no citation without a word.
 An item's id is ``L<first line>-<sha1(text)[:8]>`` (:func:`~.items.citation_id`).
 """
 
@@ -58,6 +76,23 @@ _HEADING = re.compile(
     r"(?:references?|bibliography|works\s+cited|literature(?:\s+cited)?|sources)\s*:?", re.I
 )
 _CLOSERS = "\"'”’)]»"
+
+# How a citation starts: an author ("Smith, J.", "van der Berg, Jan", "Smith JA,",
+# "J. Smith") or an APA head ("World Health Organization. (2020)."). The family name's
+# first letter must be a capital (checked apart: re has no class for it).
+_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*"
+_PARTICLES = r"(?:(?:van|von|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|al|el)\s+)*"
+_AUTHOR_START = re.compile(
+    rf"^{_PARTICLES}(?P<a>{_WORD})(?:\s+{_WORD}){{0,2}},\s*(?:[A-Z][.\s\-]|[A-Z][a-z]+)"
+    rf"|^(?P<b>{_WORD})\s+[A-Z]{{1,3}}(?:[,.]|\s+(?:et\s+al|and|&))"
+    rf"|^(?:[A-Z]\.\s*(?:-?[A-Z]\.\s*)*)\s*(?P<c>{_WORD})"
+    rf"|^(?P<d>[^\W\d_]).{{0,120}}?\(\s*(?:1[5-9]\d\d|20\d\d|n\.\s?d\.)[a-z]?\s*\)\."
+)
+_YEAR = re.compile(r"(?<!\d)(?:1[5-9]\d\d|20\d\d)(?!\d)|\bn\.\s?d\.")
+_NOT_AUTHORS = frozenset(("in", "retrieved", "available", "accessed", "edited", "paper",
+                          "presented", "proceedings", "journal", "vol", "volume", "pp",
+                          "doi", "isbn", "see", "also", "reprinted", "translated", "cited"))
+_OPEN_ENDS = (",", ";", ":", "&", "-", "/", "(", "[")
 
 
 class Layout(Enum):
@@ -132,28 +167,50 @@ class _Pending:
     lineno: int = 0
     parts: list[str] = field(default_factory=list)
     chars: int = 0
+    last: str = ""
+    """The last line added, stripped (what the next line is judged against)."""
+    has_year: bool = False
+    notices: list[str] = field(default_factory=list)
 
-    def start(self, lineno: int, text: str) -> None:
-        self.lineno, self.parts, self.chars = lineno, [], 0
+    def start(self, lineno: int, text: str, notice: str = "") -> None:
+        self.lineno, self.parts, self.chars, self.has_year = lineno, [], 0, False
+        self.notices = [notice] if notice else []
         self.add(text)
 
-    def add(self, text: str) -> None:
+    def add(self, text: str, notice: str = "") -> None:
         self.chars += len(text) + 1
+        self.last = text
+        self.has_year = self.has_year or _YEAR.search(text) is not None
+        if notice:
+            self.notices.append(notice)
         if self.chars <= MAX_LINE_CHARS + 1:
             self.parts.append(text)
+
+    def complete(self) -> bool:
+        """True when the entry reads as a whole citation: it has a year and its last
+        line ends as a citation ends (not in a comma, a colon, "and" ...)."""
+        last = self.last.rstrip()
+        if not self.has_year or not last:
+            return False
+        word = last.split()[-1].lower()
+        if "://" in word or word.startswith(("doi:", "10.")):
+            return True  # a link ends a citation, whatever its last character
+        return not last.endswith(_OPEN_ENDS) and word not in ("and", "in", "of", "the", "by",
+                                                              "eds.", "ed.")
 
     def take(self) -> Iterator[Entry | InputError]:
         if not self.lineno:
             return
         lineno, parts, chars = self.lineno, self.parts, self.chars
-        self.lineno, self.parts, self.chars = 0, [], 0
+        notices = tuple(self.notices)
+        self.lineno, self.parts, self.chars, self.notices = 0, [], 0, []
         text = _join(parts)
         where = f"line {lineno}"
         if chars - 1 > MAX_LINE_CHARS:
             yield InputError(where, f"entry of {chars - 1:,}+ characters (limit "
                                     f"{MAX_LINE_CHARS:,})", excerpt(text))
             return
-        yield Entry(citation_id(lineno, text), text, where)
+        yield Entry(citation_id(lineno, text), text, where, notices=notices)
 
 
 def _entries(stream: BinaryIO) -> Iterator[Entry | InputError]:
@@ -212,8 +269,46 @@ def _assemble(lines: Iterator[tuple[int, str | InputError]], shape: ListShape,
             if shape.layout is Layout.LINES:  # complete already: do not wait for the next line
                 yield from pending.take()
         else:
-            pending.add(stripped)
+            new_entry, notice = _decide(shape, pending, lineno, text)
+            if new_entry:
+                yield from pending.take()
+                pending.start(lineno, stripped, notice)
+            else:
+                pending.add(stripped, notice)
     yield from pending.take()
+
+
+def _decide(shape: ListShape, pending: _Pending, lineno: int, line: str) -> tuple[bool, str]:
+    """Whether ``line`` (which the layout does not say starts an entry) starts a new
+    entry after ``pending``, and the notice the decision needs ("" when it is certain);
+    see the module docstring."""
+    stripped = line.strip()
+    if shape.layout in (Layout.MARKED, Layout.HANGING) and line[:1].isspace():
+        return False, ""
+    if pending.complete() and starts_like_citation(stripped):
+        return True, (f"line {lineno} taken as a citation of its own: the entry above "
+                      f"(line {pending.lineno}) was complete and this line starts like a "
+                      "citation")
+    if _soft_break(pending.last, stripped):
+        return False, ""
+    return False, (f"line {lineno} joined to the citation starting on line "
+                   f"{pending.lineno}, though the line above ends a sentence: check that "
+                   "it is not a citation of its own")
+
+
+def starts_like_citation(stripped: str) -> bool:
+    """True when ``stripped`` (a line) opens the way a citation does: with an author or
+    an APA head, and with a year in its first 200 characters."""
+    if not _YEAR.search(stripped[:200]):
+        return False
+    first = stripped.split(maxsplit=1)[0].strip(".,:;").lower() if stripped else ""
+    if first in _NOT_AUTHORS:
+        return False
+    match = _AUTHOR_START.match(stripped)
+    if match is None:
+        return False
+    name = next(group for group in match.groups() if group)
+    return name[:1].isupper()
 
 
 def _read_lines(stream: BinaryIO) -> Iterator[tuple[int, str | InputError, int]]:
