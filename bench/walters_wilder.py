@@ -90,7 +90,8 @@ class RunResult:
     loop_lag: LagSummary = field(default_factory=lambda: LagSummary(()))
     world_throttled_by_source: dict[str, int] = field(default_factory=dict)
     world_loop_lag: dict[str, Any] = field(default_factory=dict)
-    """The world process's own loop lag (empty for a world on the engine's loop)."""
+    """The world process's own loop lag and CPU seconds (empty for a world on the engine's
+    loop)."""
 
     def statuses(self) -> dict[str, str]:
         return {cid: str(r.status) for cid, r in self.reports.items()}
@@ -258,7 +259,8 @@ async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, setti
         rates = {(s, c): table_[s].rate_class(c).per_second for s, c in per_class}
         bound, where = lower_bound_s(per_class, rates)
         world_stats = await world.stats()
-    world_lag = {k: v for k, v in world.stopped.items() if k.startswith("loop_lag")}
+    world_lag = {k: v for k, v in world.stopped.items()
+                 if k.startswith("loop_lag") or k == "cpu_s"}
     return RunResult(
         name=name,
         reports=reports,
@@ -315,7 +317,7 @@ def print_run(title: str, citations: Sequence[Labelled], run: RunResult, *,
           f"p99 {s['loop_lag_p99_s'] * 1000:.1f} ms, max {s['loop_lag_max_s'] * 1000:.1f} ms "
           f"({s['loop_lag_samples']} samples of a 10 ms sleep)"
           + (f"; the world process's own: p99 {lag['loop_lag_p99_s'] * 1000:.1f} ms, max "
-             f"{lag['loop_lag_max_s'] * 1000:.1f} ms"
+             f"{lag['loop_lag_max_s'] * 1000:.1f} ms, {lag.get('cpu_s')} s of CPU"
              if (lag := s.get("world_process")) and lag.get("loop_lag_p99_s") is not None
              else ""))
     print("requests by source: " + ", ".join(f"{k} {v}" for k, v in

@@ -116,6 +116,7 @@ def test_demo_files_are_the_package_resources() -> None:
         assert len(demo.refs.read_text(encoding="utf-8").splitlines()) == 17
 
 
+@pytest.mark.slow  # the demo runs at the published limits: ~6 s
 def test_the_demo_runs_from_package_data_with_its_expected_statuses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

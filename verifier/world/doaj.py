@@ -46,6 +46,7 @@ no abstracts or subjects; relevance is the world's token-overlap score.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import uuid
@@ -600,6 +601,9 @@ class DoajService:
         header_links = ", ".join(f"<{url}>; rel={rel}" for rel, url in links.items())
         return _respond(body, headers={"Link": header_links, "X-Total-Count": str(total)})
 
+    def _scan(self, tree: Leaf | Node) -> list[RenderedWork]:
+        return [d.record for d in self.docs if _matches(tree, d)]
+
     async def _run(self, query: str, sort: str | None) -> list[RenderedWork]:
         if _WILDCARD.search(query) or _FUZZY.search(query):
             raise DiscoveryError(DISALLOWED)
@@ -609,7 +613,8 @@ class DoajService:
         except DiscoveryError as exc:
             # Elasticsearch's parse failure, wrapped twice by DOAJ: two refs.
             raise DiscoveryError(f"{QUERY_FAILED} {_ref()}") from exc
-        matching = [d.record for d in self.docs if _matches(tree, d)]
+        # A scan of every record: in a worker thread, so the loop keeps serving meanwhile.
+        matching = await asyncio.to_thread(self._scan, tree)
         words = _scored_words(tree)
         scores: dict[str, float] = {}
         if words:
