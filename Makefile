@@ -32,6 +32,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 	MYPYPATH=bench $(BIN)/mypy --strict bench/*.py
+	# The tests too, with untyped test functions and helpers allowed.
+	MYPYPATH=tests:bench $(BIN)/mypy --strict --explicit-package-bases --allow-untyped-defs \
+		--allow-incomplete-defs --allow-untyped-calls tests
 
 pytest: $(STAMP)
 	$(BIN)/pytest

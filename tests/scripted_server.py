@@ -115,7 +115,7 @@ async def scripted_server(
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
+    sockets = getattr(site._server, "sockets", None) or []
     port = sockets[0].getsockname()[1]
     server.base_url = f"http://127.0.0.1:{port}"
     try:

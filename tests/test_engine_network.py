@@ -75,7 +75,7 @@ async def check_one(
     cache_dir: Path | None = None,
     pol: Mapping[str, SourcePolicy] | None = None,
     **settings_kw: object,
-):  # type: ignore[no-untyped-def]
+):
     async with Verifier(settings_for(server, cache_dir, **settings_kw),
                         policies=pol or policies()) as verifier:
         return await verifier.verify(citation)
@@ -334,7 +334,7 @@ async def test_breaking_out_of_verify_many_early_cancels_the_rest() -> None:
             gen = v.verify_many(texts, concurrency=4)
             async with asyncio.timeout(10):
                 first = await anext(gen)
-            await gen.aclose()
+            await gen.aclose()  # type: ignore[attr-defined]
             leftover = engine_tasks()
     assert first is not None
     assert leftover == []
@@ -472,10 +472,10 @@ async def test_a_follow_up_request_is_made_through_the_same_client(tmp_path: Pat
                 return HttpRequest(path="/works", params=(("query.bibliographic", "by id"),))
             return None
 
-        def search_request(self, citation, identity):  # type: ignore[no-untyped-def]
+        def search_request(self, citation, identity):
             return HttpRequest(path="/works/ids", params=(("q", citation.title),))
 
-        def parse(self, request: HttpRequest, response: HttpResponse):  # type: ignore[no-untyped-def]
+        def parse(self, request: HttpRequest, response: HttpResponse):
             return [] if request.path == "/works/ids" else super().parse(request, response)
 
     async with scripted_server({"/crossref/works/ids": [Reply(body=b"ids")],

@@ -191,6 +191,7 @@ def test_the_breaker_opens_after_repeated_failures_and_fails_fast() -> None:
         return len(transport.sent), caught.value
 
     sent, error = run_virtual(main())
+    assert isinstance(error, CircuitOpen)
     assert sent == 3  # the fourth was never sent
     assert error.kind is FailureKind.ERROR
 

@@ -14,7 +14,7 @@ from verifier.llm.offline.decision import Intent
 from verifier.llm.offline.features import FEATURES, features, index_state
 from verifier.llm.offline.text import directions, estimate_tokens, numbers, sentences, terms
 from verifier.llm.offline.weights import OfflineWeights
-from verifier.llm.types import AnswerKind, Choice, Predicate, Score
+from verifier.llm.types import AnswerKind, Choice, Predicate, Question, Score
 
 PAPER = (
     "We introduce a sparse attention layer for long documents. "
@@ -104,7 +104,8 @@ def test_a_statement_about_something_else_scores_below_one_the_paper_covers() ->
 
 
 def test_answers_are_deterministic_across_models_and_calls() -> None:
-    questions = {"t": Predicate("Is it true? Premise: Memory use fell by 40%."),
+    questions: dict[str, Question] = {
+                 "t": Predicate("Is it true? Premise: Memory use fell by 40%."),
                  "c": Choice("Which licence?", {"mit": "MIT licence", "gpl": "GPL"}),
                  "s": Score("How well supported: accuracy increased", ("low", "mid", "high"))}
     first = MODEL.decide(PAPER, questions)

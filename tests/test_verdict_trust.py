@@ -40,7 +40,7 @@ def matched(*records: WorkRecord) -> dict[str, SourceResult]:
     return {r.source: SourceResult(SourceStatus.MATCH, r) for r in records}
 
 
-WAKEFIELD = {
+WAKEFIELD: dict[str, Any] = {
     "title": "Ileal-lymphoid-nodular hyperplasia, non-specific colitis, and pervasive "
           "developmental disorder in children",
     "authors": (Author("Wakefield", "A. J."), Author("Murch", "S. H.")),
@@ -80,7 +80,7 @@ def test_a_clean_work_carries_no_retraction_flag_or_note() -> None:
 
 # -- item 13: citations without authors --------------------------------------------------
 
-ANON = {
+ANON: dict[str, Any] = {
     "title": "Adverse effects of sodium valproate in pregnancy: a cohort study",
     "authors": (Author("Smith", "J."), Author("Doe", "A.")),
     "year": 2011, "container": "Journal of Neurology", "volume": "12", "pages": "45-67",

@@ -359,6 +359,7 @@ async def test_through_the_world_excess_gets_nginxs_429() -> None:
     async with connect_world(CORPUS, services={SERVICE.name: SERVICE},
                              client_type=DoajClient) as served:
         world, c = served.world, served.at("doaj")
+        assert isinstance(c, DoajClient)
         replies = [await c.search("deep") for _ in range(3)]
     assert [r.status for r in replies] == [200, 200, 429]
     assert replies[2].headers["Content-Type"].startswith("text/html")

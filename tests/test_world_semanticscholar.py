@@ -74,7 +74,8 @@ def recorded_fields(name: str) -> str:
     """The ``fields`` parameter the recording asked for."""
     load_sample("semanticscholar", name + ".json")  # skips when the samples are absent
     meta = json.loads((SAMPLES / "semanticscholar" / f"{name}.meta.json").read_text())
-    return parse_qs(urlsplit(meta["request"]["url"]).query)["fields"][0]
+    fields: str = parse_qs(urlsplit(meta["request"]["url"]).query)["fields"][0]
+    return fields
 
 
 def record_of(work_id: str) -> Any:

@@ -64,7 +64,8 @@ def _work_for(built: Any, row_id: str) -> dict[str, Any]:
     found = [line for line, m in zip(lines, manifest, strict=True)
              if row_id in m["rows"] and m["role"] in ("real", "corrected")]
     assert len(found) == 1, f"{row_id}: {len(found)} real works"
-    return found[0]
+    result: dict[str, Any] = found[0]
+    return result
 
 
 def _families(people: list[dict[str, str]]) -> set[str]:

@@ -46,7 +46,7 @@ from verifier.identifiers import find_arxiv, normalize_doi
 from .matching import author_overlap
 from .models import Author, Citation, Discrepancy, SourceResult, WorkRecord, WorkType
 from .normalize import family_variants, normalize_title, strip_markup
-from .venues import containers_agree
+from .venues import containers_agree as containers_agree
 from .verdict import agreeing_records, authority_rank
 
 _V = TypeVar("_V")
