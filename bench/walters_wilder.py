@@ -158,21 +158,22 @@ class WorldLink:
 
 @contextlib.asynccontextmanager
 async def open_world(corpus: Path, *, time_scale: float, scenario: Path | None = None,
-                     in_process: bool = False, jitter_s: float | None = None
-                     ) -> AsyncIterator[WorldLink]:
+                     in_process: bool = False, jitter_s: float | None = None,
+                     enforce_limits: bool = True) -> AsyncIterator[WorldLink]:
     """The world over ``corpus``: in a child process of its own (default), or served on
     the running loop (``in_process``), which then shares the loop with the engine.
     ``jitter_s``: the world's rate-window tolerance (None: its default)."""
     if in_process:
         async with serve_world(corpus, time_scale=time_scale, scenario=scenario,
-                               jitter_s=JITTER_S if jitter_s is None else jitter_s) as world:
+                               jitter_s=JITTER_S if jitter_s is None else jitter_s,
+                               enforce_limits=enforce_limits) as world:
             async def stats() -> dict[str, Any]:
                 return stats_of(world.requests)
 
             yield WorldLink(world.base_urls, stats)
     else:
         async with world_process(corpus, time_scale=time_scale, scenario=scenario,
-                                 jitter_s=jitter_s) as child:
+                                 jitter_s=jitter_s, enforce_limits=enforce_limits) as child:
             link = WorldLink(child.base_urls, child.stats)
             yield link
         lines = [orjson.loads(line) for line in child.output if line.startswith("{")]

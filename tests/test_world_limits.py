@@ -303,3 +303,24 @@ def test_every_service_spec_names_its_limits_for_every_pool() -> None:
         assert spec.name == name
         classes = [set(by_class) for by_class in spec.limits.values()]
         assert classes and all(c == classes[0] for c in classes), name
+
+
+@pytest.mark.asyncio
+async def test_a_world_without_limits_charges_no_openalex_credits(tmp_path: Path) -> None:
+    """``enforce_limits=False`` means no daily budget either: a cache warm-up against it
+    is never refused for spent credits."""
+    import aiohttp
+
+    from verifier.world.server import serve_world
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": "w1", "type": "article", "title": "A study of things", '
+                      '"authors": [{"family": "Smith", "given": "J."}], "year": 2020, '
+                      '"sources": {"openalex": {}}}\n')
+    async with serve_world(corpus, enforce_limits=False) as world, aiohttp.ClientSession() as s:
+        statuses = []
+        for _ in range(120):  # 120 searches at 10 credits: past the keyless 1,000
+            async with s.get(world.base_urls["openalex"] + "/works",
+                             params={"search": "study things"}) as r:
+                statuses.append(r.status)
+    assert set(statuses) == {200}

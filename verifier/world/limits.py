@@ -85,6 +85,8 @@ class WorldClock:
 
 
 CLOCK = web.AppKey("world_clock", WorldClock)
+LIMITS_ENFORCED = web.AppKey("world_limits_enforced", bool)
+"""False when the world serves without limits: no rate, concurrency or daily budget."""
 """The world clock on the root application (services read it via ``config_dict``)."""
 
 

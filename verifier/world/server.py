@@ -45,7 +45,15 @@ from aiohttp.typedefs import Handler, Middleware
 from . import arxiv, crossref, doaj, googlebooks, openalex, openlibrary, pubmed, semanticscholar
 from .corpus import Corpus
 from .faults import FAULT, RESET, FaultInjector, Scenario, faults_middleware
-from .limits import CLOCK, JITTER_S, THROTTLED, Limiter, WorldClock, limits_middleware
+from .limits import (
+    CLOCK,
+    JITTER_S,
+    LIMITS_ENFORCED,
+    THROTTLED,
+    Limiter,
+    WorldClock,
+    limits_middleware,
+)
 from .models import MODELS_PREFIX, ModelWorld, ModelWorldOptions, mount_models
 from .service import ServiceSpec
 
@@ -206,6 +214,7 @@ def create_app(
     app[REQUEST_LOG] = []
     app[CORPUS] = corpus
     app[CLOCK] = clock
+    app[LIMITS_ENFORCED] = enforce_limits
     app[SPECS] = specs
     for name, spec in specs.items():
         app.add_subapp(f"/{name}", spec.create_app(corpus))
