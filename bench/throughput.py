@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from walters_wilder import DEFAULT_DATA, engine_settings, open_world, read_citations, world_corpus
+from walters_wilder import (
+    DEFAULT_DATA,
+    engine_settings,
+    exit_on_sigterm,
+    open_world,
+    read_citations,
+    world_corpus,
+)
 
 from verifier import Verifier
 from verifier.citations.models import CitationInput
@@ -129,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.citations_count < 1 or not 1 <= args.concurrency <= 10_000:
         parser.error("--citations-count must be positive and --concurrency 1..10000")
+    exit_on_sigterm()
     result = asyncio.run(run(args))
     if args.json:
         Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))

@@ -32,6 +32,7 @@ import csv
 import hashlib
 import math
 import resource
+import signal
 import sys
 import tempfile
 import time
@@ -460,8 +461,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def exit_on_sigterm() -> None:
+    """Make SIGTERM end the benchmark as an exception does (exit status 143), so every
+    ``with`` unwinds: temporary folders are removed, world processes stopped. (By default
+    SIGTERM kills Python at once and leaves them behind.)"""
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop is enough
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    exit_on_sigterm()
     result = asyncio.run(main_async(args))
     if args.json:
         Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
