@@ -203,6 +203,16 @@ def test_world_sets_every_source_under_one_root() -> None:
         if name != "arxiv":
             assert settings.base_urls[name] == f"http://127.0.0.1:5/{name}"
     assert settings.base_urls["arxiv"] == "http://127.0.0.1:6/ax"  # --base-url wins
+    # A service's URL as 'verifier world serve' prints it names the same world.
+    args = build_parser().parse_args(["check", "r.txt", "--world", "http://127.0.0.1:5/doaj"])
+    assert check_settings(args).base_urls["crossref"] == "http://127.0.0.1:5/crossref"
+
+
+def test_time_scale_reaches_the_settings(refs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = build_parser().parse_args(["check", "refs.txt", "--time-scale", "20"])
+    assert check_settings(args).time_scale == 20.0
+    assert main(["check", str(refs), "--time-scale", "0"]) == EXIT_USAGE
+    assert "'0'" in capsys.readouterr().err
 
 
 def test_world_is_an_http_url(refs: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,7 @@ and writes one JSON line per citation (see :mod:`verifier.output`) to ``--output
 stdout, in the order they finish. ``verifier demo`` checks the bundled demo references
 against the offline stand-in services, through the same run as ``check``.
 
-Exit codes (the first that applies, top to bottom, after 2, 4 and 130):
+Exit codes (when several apply, the first of 6, 7, 5, 3, 1 wins):
 
 ===  ===================================================================================
 0    every citation verified
@@ -34,8 +34,10 @@ the engine (cache included) are open, so a run that fails to start leaves it as 
 and one run at a time may write it (:class:`~.output.OutputLock`).
 
 Input: for ``text``, one citation per line or a pasted reference list; for ``csv`` and
-``tsv``, a header row with the citation text in a column named ``citation``, ``text``,
-``reference`` or ``ref`` and an optional ``id`` column; for the structured formats
+``tsv``, a header row with the citation text in a column named ``citation_text``,
+``citation``, ``text``, ``reference`` or ``ref`` (the first present, any case) and an
+optional ``id`` column; for ``jsonl``, a ``text`` (or ``citation``, ``citation_text``,
+``reference``) key and an optional ``id``; for the structured formats
 (BibTeX, RIS, CSL-JSON, JSON lines with fields) the output's ``input`` is the item's
 fields rendered on one line, not the raw record. Doubtful entry boundaries in a pasted
 list are printed on stderr as notices naming the line, and the summary compares the
@@ -116,7 +118,7 @@ EXIT_INTERRUPTED = 130
 MAX_CONCURRENCY = 1000
 
 EXIT_CODES_HELP = """\
-exit codes (the first that applies):
+exit codes (when several apply: 6, then 7, 5, 3, 1):
   0    every citation verified
   1    finished; some citation unconfirmed or no_trace, none inconclusive, no input error
   2    usage or configuration error; nothing written (an existing --output needs --force
@@ -227,7 +229,8 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                        help="input format (default: auto, from the file extension or the "
                             "first kilobyte). text: one citation per line or a pasted list; "
                             "csv/tsv: a header row, the citation in a column named "
-                            "citation, text, reference or ref, an optional id column")
+                            "citation_text, citation, text, reference or ref, an optional "
+                            "id column")
     check.add_argument("--resume", action="store_true",
                        help="skip the citations already in --output and append the rest")
     check.add_argument("--concurrency", type=_concurrency, default=16, metavar="N",
@@ -248,9 +251,13 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
     check.add_argument("--base-url", type=_base_url, action="append", default=[],
                        metavar="SOURCE=URL",
                        help="where one source lives (repeatable; wins over --world)")
+    check.add_argument("--time-scale", type=_positive_factor, metavar="X",
+                       help="divide every published rate interval by X: only against an "
+                            "offline world served with the same --time-scale (tests, "
+                            "benchmarks, the soak)")
     check.add_argument("--fail-on", type=_fail_on, default=(), metavar="LIST",
                        help="exit 7 if any line has one of these statuses or flags, e.g. "
-                            f"retracted,no_trace (known: {','.join(FAIL_ON_NAMES)})")
+                            f"retracted,no_trace (known: {', '.join(FAIL_ON_NAMES)})")
     check.add_argument("--deadline", type=_positive_seconds, metavar="SECONDS",
                        help="per-citation deadline in seconds (default 120)")
     check.set_defaults(handler=run_check)
@@ -295,6 +302,9 @@ def _world_url(value: str) -> str:
     if not url.startswith(("http://", "https://")) or "//" not in url or \
             not url.split("//", 1)[1]:
         raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL")
+    root, _, last = url.rpartition("/")
+    if last in SOURCE_NAMES and "//" in root and root.split("//", 1)[1]:
+        return root  # a service's URL as 'verifier world serve' prints it: its root
     return url
 
 
@@ -308,6 +318,16 @@ def _fail_on(value: str) -> tuple[str, ...]:
             f"unknown status or flag {', '.join(map(repr, unknown))} "
             f"(known: {', '.join(FAIL_ON_NAMES)})")
     return names
+
+
+def _positive_factor(value: str) -> float:
+    try:
+        factor = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not (factor > 0 and math.isfinite(factor)):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number")
+    return factor
 
 
 def _mailto(value: str) -> str:
@@ -358,6 +378,8 @@ def check_settings(args: argparse.Namespace) -> Settings:
         overrides["cache_read"] = False
     if args.deadline is not None:
         overrides["deadline_s"] = args.deadline
+    if args.time_scale is not None:
+        overrides["time_scale"] = args.time_scale
     world = [f"{name}={args.world}/{name}" for name in SOURCE_NAMES] if args.world else []
     return Settings.from_env(None, **overrides).with_base_urls([*world, *args.base_url])
 
