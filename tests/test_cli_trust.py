@@ -315,3 +315,29 @@ def test_make_bench_without_shared_data_says_where_it_is_expected(tmp_path: Path
     assert done.returncode != 0
     assert str(tmp_path / "absent") in done.stderr + done.stdout
     assert "walters_wilder_2023" in done.stderr + done.stdout
+
+
+def test_the_output_lock_of_a_killed_run_is_taken_over(tmp_path: Path) -> None:
+    from verifier.cli.output import OutputLock
+
+    out = tmp_path / "out.jsonl"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; from verifier.cli.output import "
+         "OutputLock; OutputLock(Path(sys.argv[1])).acquire(); print('held', flush=True); "
+         "time.sleep(60)", str(out)],
+        stdout=subprocess.PIPE, cwd=REPO_ROOT)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        with pytest.raises(ConfigError, match="in use by another run"):
+            OutputLock(out).acquire()
+    finally:
+        holder.kill()  # SIGKILL: no clean-up, the lock file stays behind
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+    assert out.with_name("out.jsonl.lock").exists()
+    with OutputLock(out):  # the kernel released the dead run's lock
+        with pytest.raises(ConfigError, match=str(out)):
+            OutputLock(out).acquire()
+    assert not out.with_name("out.jsonl.lock").exists()  # removed by a clean release
