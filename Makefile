@@ -8,8 +8,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The Walters & Wilder data the benchmark reads (read-only, never copied into the repo).
+SHARED_DATA ?= ../shared/data
+WW_DATA := $(SHARED_DATA)/walters_wilder_2023
 
-.PHONY: bench demo test lint typecheck pytest clean
+.PHONY: bench demo test lint typecheck pytest clean check-shared-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,12 +20,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-bench: $(STAMP)
-	$(BIN)/verifier bench walters-wilder --json walters-wilder-results.json
+bench: check-shared-data $(STAMP)
+	$(BIN)/verifier bench walters-wilder --data $(WW_DATA) --json walters-wilder-results.json
+
+check-shared-data:
+	@test -f $(WW_DATA)/ww2023_citations.csv || { \
+	  echo "make bench: the Walters & Wilder data is expected in $(WW_DATA)" \
+	       "(ww2023_citations.csv) and is not there." >&2; \
+	  echo "  Put the shared data folder beside this checkout (../shared/data)," \
+	       "or name it: make bench SHARED_DATA=/path/to/shared/data" >&2; \
+	  exit 1; }
 
 # The demo's exit code 1 only says that some demo citations are (rightly) not verified.
 demo: $(STAMP)
-	$(BIN)/verifier demo --output demo-results.jsonl || [ $$? -eq 1 ]
+	$(BIN)/verifier demo --force --output demo-results.jsonl || [ $$? -eq 1 ]
 
 test: lint typecheck pytest
 

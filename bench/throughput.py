@@ -39,6 +39,7 @@ from walters_wilder import (
     DEFAULT_DATA,
     WorldLink,
     engine_settings,
+    exit_on_sigterm,
     open_world,
     read_citations,
     world_corpus,
@@ -78,7 +79,8 @@ def distinct_citations(corpus: Path, count: int) -> list[CitationInput]:
     """``count`` different citation strings rendered from the corpus's works (each work
     in up to three styles), in a fixed order."""
     works = [orjson.loads(line) for line in corpus.read_bytes().splitlines() if line.strip()]
-    works = [w for w in works if w.get("title") and w.get("authors") and w.get("year")]
+    works = [w for w in works if w.get("title") and w.get("authors") and _names(w)
+             and w.get("year")]
     texts: list[str] = []
     for style in (_apa, _mla, _chicago):
         for work in works:
@@ -186,7 +188,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         # The world answers without rate limits and the engine, sped up, waits patiently:
         # the warm-up only fills the cache, and an answer that times out is not cached.
         async with open_world(corpus, time_scale=scale, in_process=args.world_in_process,
-                              enforce_limits=False) as world:
+                              enforce_limits=False, enforce_budgets=False) as world:
             settings = engine_settings(world.base_urls, keyless=False, time_scale=scale,
                                        cache_dir=work / "cache", independence="distinct")
             policies = {name: replace(policy, request_timeout_s=30.0, source_budget_s=120.0,
@@ -240,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.distinct < 1 or args.repeated < 1 or not 1 <= args.concurrency <= 10_000:
         parser.error("--distinct and --repeated must be positive and --concurrency 1..10000")
+    exit_on_sigterm()
     try:
         result = asyncio.run(run(args))
     except NotWarm as exc:

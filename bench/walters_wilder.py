@@ -32,6 +32,7 @@ import csv
 import hashlib
 import math
 import resource
+import signal
 import sys
 import tempfile
 import time
@@ -159,21 +160,24 @@ class WorldLink:
 @contextlib.asynccontextmanager
 async def open_world(corpus: Path, *, time_scale: float, scenario: Path | None = None,
                      in_process: bool = False, jitter_s: float | None = None,
-                     enforce_limits: bool = True) -> AsyncIterator[WorldLink]:
+                     enforce_limits: bool = True, enforce_budgets: bool = True
+                     ) -> AsyncIterator[WorldLink]:
     """The world over ``corpus``: in a child process of its own (default), or served on
     the running loop (``in_process``), which then shares the loop with the engine.
     ``jitter_s``: the world's rate-window tolerance (None: its default)."""
     if in_process:
         async with serve_world(corpus, time_scale=time_scale, scenario=scenario,
                                jitter_s=JITTER_S if jitter_s is None else jitter_s,
-                               enforce_limits=enforce_limits) as world:
+                               enforce_limits=enforce_limits,
+                               enforce_budgets=enforce_budgets) as world:
             async def stats() -> dict[str, Any]:
                 return stats_of(world.requests)
 
             yield WorldLink(world.base_urls, stats)
     else:
         async with world_process(corpus, time_scale=time_scale, scenario=scenario,
-                                 jitter_s=jitter_s, enforce_limits=enforce_limits) as child:
+                                 jitter_s=jitter_s, enforce_limits=enforce_limits,
+                                 enforce_budgets=enforce_budgets) as child:
             link = WorldLink(child.base_urls, child.stats)
             yield link
         lines = [orjson.loads(line) for line in child.output if line.startswith("{")]
@@ -461,8 +465,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def exit_on_sigterm() -> None:
+    """Make SIGTERM end the benchmark as an exception does (exit status 143), so every
+    ``with`` unwinds: temporary folders are removed, world processes stopped. (By default
+    SIGTERM kills Python at once and leaves them behind.)"""
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop is enough
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    exit_on_sigterm()
     result = asyncio.run(main_async(args))
     if args.json:
         Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))

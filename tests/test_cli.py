@@ -179,12 +179,12 @@ def tally(*statuses: Status, input_errors: int = 0) -> Tally:
 
 
 def test_exit_codes() -> None:
-    assert exit_code(tally()) == 0
+    assert exit_code(tally()) == 6  # nothing checked: not "everything verified"
     assert exit_code(tally(Status.VERIFIED, Status.VERIFIED)) == 0
     assert exit_code(tally(Status.VERIFIED, Status.UNCONFIRMED)) == 1
     assert exit_code(tally(Status.NO_TRACE)) == 1
     assert exit_code(tally(Status.NO_TRACE, Status.INCONCLUSIVE)) == 3
-    assert exit_code(tally(Status.VERIFIED, input_errors=1)) == 3
+    assert exit_code(tally(Status.VERIFIED, input_errors=1)) == 5
 
 
 # -- whole runs against the stand-in world -------------------------------------------------
@@ -279,7 +279,7 @@ def test_demo_writes_one_contract_line_per_reference(
     assert "Checked" in err and f"Results: {out}" in err
 
 
-def test_check_writes_input_errors_in_place_and_exits_3(
+def test_check_writes_input_errors_in_place_and_exits_5(
     world: dict[str, str], tmp_path: Path
 ) -> None:
     refs = tmp_path / "refs.txt"
@@ -287,7 +287,7 @@ def test_check_writes_input_errors_in_place_and_exits_3(
     refs.write_bytes(first_ref.encode() + b"\nbroken \xff line\n\x01\x02\n!!!\n")
     out = tmp_path / "out.jsonl"
     code = main(["check", str(refs), "-o", str(out), *world_options(world, tmp_path)])
-    assert code == 3
+    assert code == 5
     by_id = {line["id"]: line for line in output_lines(out)}
     assert set(by_id) == {citation_id(1, first_ref), "line 2", "line 3", citation_id(4, "!!!")}
     assert by_id["line 2"]["flags"] == ["input_error"] and by_id["line 2"]["index"] == 1

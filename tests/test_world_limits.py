@@ -11,6 +11,7 @@ import asyncio
 import json
 import time
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -306,9 +307,9 @@ def test_every_service_spec_names_its_limits_for_every_pool() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_world_without_limits_charges_no_openalex_credits(tmp_path: Path) -> None:
-    """``enforce_limits=False`` means no daily budget either: a cache warm-up against it
-    is never refused for spent credits."""
+async def test_a_world_without_budgets_charges_no_openalex_credits(tmp_path: Path) -> None:
+    """``enforce_budgets=False``: a cache warm-up against it is never refused for spent
+    credits."""
     import aiohttp
 
     from verifier.world.server import serve_world
@@ -317,7 +318,8 @@ async def test_a_world_without_limits_charges_no_openalex_credits(tmp_path: Path
     corpus.write_text('{"id": "w1", "type": "article", "title": "A study of things", '
                       '"authors": [{"family": "Smith", "given": "J."}], "year": 2020, '
                       '"sources": {"openalex": {}}}\n')
-    async with serve_world(corpus, enforce_limits=False) as world, aiohttp.ClientSession() as s:
+    async with serve_world(corpus, enforce_limits=False, enforce_budgets=False) as world, \
+            aiohttp.ClientSession() as s:
         statuses = []
         for _ in range(120):  # 120 searches at 10 credits: past the keyless 1,000
             async with s.get(world.base_urls["openalex"] + "/works",

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .citations.models import Status as Status
     from .citations.models import WorkRecord as WorkRecord
     from .citations.models import WorkType as WorkType
+    from .citations.models import report_to_json as report_to_json
     from .errors import ConfigError as ConfigError
     from .errors import InputError as InputError
     from .errors import SourceError as SourceError
@@ -53,7 +54,7 @@ _WHERE = {
     **dict.fromkeys(
         ("Author", "Citation", "CitationInput", "Discrepancy", "Identifiers", "MatchScores",
          "Report", "Retraction", "SourceResult", "SourceStatus", "Status", "WorkRecord",
-         "WorkType"),
+         "WorkType", "report_to_json"),
         ".citations.models",
     ),
 }

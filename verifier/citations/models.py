@@ -268,3 +268,16 @@ class Report:
     """The corrected citation (APA and BibTeX) of a work a source matched, else None."""
     book: BookCheck | None = None
     """For a chapter that is not verified, the check of the book it says it is in."""
+
+    def to_json(self) -> bytes:
+        """This report as one JSON object (UTF-8 bytes, no newline): exactly a line of
+        ``verifier check``'s output, keys in field order. ``orjson.loads`` reads it back."""
+        return report_to_json(self)
+
+
+def report_to_json(report: Report) -> bytes:
+    """``report`` as one JSON object, UTF-8 bytes without a newline (:meth:`Report.to_json`):
+    the output line of ``verifier check``; enums as their values, tuples as lists."""
+    import orjson  # here: the value types stay importable without the JSON library
+
+    return orjson.dumps(report)

@@ -91,7 +91,11 @@ def run_bench(args: argparse.Namespace) -> int:
     try:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, int) or exc.code is None:
+            return exc.code or 0
+        # sys.exit("reason"): Python would print the reason; caught here, it must be said.
+        print(f"verifier bench {args.name}: {exc.code}", file=sys.stderr)
+        return 1
     finally:
         sys.argv = saved
         sys.path.remove(str(BENCH_DIR))

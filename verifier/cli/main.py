@@ -5,20 +5,43 @@ and writes one JSON line per citation (see :mod:`verifier.output`) to ``--output
 stdout, in the order they finish. ``verifier demo`` checks the bundled demo references
 against the offline stand-in services, through the same run as ``check``.
 
-Exit codes:
+Exit codes (when several apply, the first of 6, 7, 5, 3, 1 wins):
 
 ===  ===================================================================================
 0    every citation verified
-1    finished; some citation unconfirmed or no_trace, none inconclusive
-2    usage or configuration error
-3    finished with at least one inconclusive citation or input error (re-run later)
+1    finished; some citation unconfirmed or no_trace, none inconclusive, no input error
+2    usage or configuration error, before anything is written: a bad option or value,
+     an existing ``--output`` without ``--force`` or ``--resume``, an output another
+     run is writing, an input that is a folder
+3    finished with at least one inconclusive citation: a source could not answer (down,
+     rate-limited, timed out); temporary, so re-checking later may settle it
 4    internal error (the traceback is shown with ``--debug``)
+5    finished with at least one input error: an item that cannot be read or has nothing
+     to look up; permanent, so fix the input (wins over 3: a re-run cannot fix it)
+6    the input holds no citation: nothing was checked
+7    a ``--fail-on`` gate matched: some line has a status or flag it names (wins over
+     1, 3 and 5)
 130  interrupted (Ctrl-C or SIGTERM): the output written so far is kept, and
      ``--output FILE --resume`` continues where the run stopped
 ===  ===================================================================================
 
 With ``--resume`` the exit code and summary cover the whole output file, lines from the
 earlier run included.
+
+The output file is safe: an existing one is overwritten only with ``--force`` and
+appended to only with ``--resume``; it is opened only once the input, the settings and
+the engine (cache included) are open, so a run that fails to start leaves it as it was;
+and one run at a time may write it (:class:`~.output.OutputLock`).
+
+Input: for ``text``, one citation per line or a pasted reference list; for ``csv`` and
+``tsv``, a header row with the citation text in a column named ``citation_text``,
+``citation``, ``text``, ``reference`` or ``ref`` (the first present, any case) and an
+optional ``id`` column; for ``jsonl``, a ``text`` (or ``citation``, ``citation_text``,
+``reference``) key and an optional ``id``; for the structured formats
+(BibTeX, RIS, CSL-JSON, JSON lines with fields) the output's ``input`` is the item's
+fields rendered on one line, not the raw record. Doubtful entry boundaries in a pasted
+list are printed on stderr as notices naming the line, and the summary compares the
+entries in the input with the lines in the output.
 """
 
 from __future__ import annotations
@@ -60,18 +83,20 @@ from verifier.citations.inputs import (
     READERS,
     STDIN,
     InputItem,
-    count_citations,
+    InputSurvey,
+    detect_format,
     read_citations,
 )
 from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Report, Status
 from verifier.errors import ConfigError, InputError
 from verifier.http.stats import RunStats
-from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, VERSION, Settings
 
 from .commands import add_commands
 from .output import (
     JsonlWriter,
     LineQueue,
+    OutputLock,
     PriorOutput,
     Tally,
     input_error_to_json,
@@ -85,19 +110,37 @@ EXIT_NOT_VERIFIED = 1
 EXIT_USAGE = 2
 EXIT_INCONCLUSIVE = 3
 EXIT_INTERNAL = 4
+EXIT_INPUT_ERRORS = 5
+EXIT_EMPTY = 6
+EXIT_FAIL_ON = 7
 EXIT_INTERRUPTED = 130
 
 MAX_CONCURRENCY = 1000
 
 EXIT_CODES_HELP = """\
-exit codes:
+exit codes (when several apply: 6, then 7, 5, 3, 1):
   0    every citation verified
-  1    finished; some citation unconfirmed or no_trace, none inconclusive
-  2    usage or configuration error
-  3    finished with at least one inconclusive citation or input error (re-run later)
+  1    finished; some citation unconfirmed or no_trace, none inconclusive, no input error
+  2    usage or configuration error; nothing written (an existing --output needs --force
+       or --resume; an output another run is writing is refused)
+  3    finished with an inconclusive citation: a source could not answer (temporary;
+       check again later)
   4    internal error (traceback with --debug)
+  5    finished with an input error: an item that cannot be read (permanent; fix the
+       input; wins over 3)
+  6    the input holds no citation: nothing checked
+  7    a --fail-on gate matched (wins over 1, 3 and 5)
   130  interrupted (Ctrl-C, SIGTERM): output so far is kept; --output FILE --resume continues
 """
+
+FAIL_ON_FLAGS: tuple[str, ...] = (
+    "retracted", "no_authors_cited", "input_error", "title_by_other_authors", "doi_mismatch",
+    "identifier_mismatch", "correction", "expression_of_concern",
+)
+"""The flags ``--fail-on`` accepts (beside the statuses): those the engine sets
+(``verifier.citations.checker``, ``plan_run``) and the notices sources attach."""
+FAIL_ON_NAMES: tuple[str, ...] = (
+    *(s.value for s in Status if s is not Status.VERIFIED), *FAIL_ON_FLAGS)
 
 DEMO_MAILTO = "demo@example.org"
 
@@ -108,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse exits on --help and on usage errors
+    except SystemExit as exc:  # argparse exits on --help, --version and usage errors
+        if exc.code is None:
+            return 0
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
@@ -144,9 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"verifier {VERSION}")
     common = _Parser(add_help=False)
     common.add_argument("--output", "-o", type=Path, metavar="FILE",
-                        help="write JSON lines to FILE (default: stdout)")
+                        help="write JSON lines to FILE (default: stdout); an existing FILE "
+                             "needs --force (overwrite) or --resume (append)")
+    common.add_argument("--force", action="store_true",
+                        help="overwrite an existing --output FILE (only once the run has "
+                             "started: a run that fails to start leaves it as it was)")
     common.add_argument("--quiet", "-q", action="store_true",
                         help="no progress display and no summary on stderr")
     common.add_argument("--debug", action="store_true",
@@ -167,12 +217,20 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -> None:
     check = commands.add_parser(
         "check", parents=[common], help="check the citations in a file",
-        description="Check the citations in INPUT (see --format); write one JSON line each.",
+        description="Check the citations in INPUT (see --format); write one JSON line each. "
+                    "Each line's 'input' is the citation as given: the line of a text list, "
+                    "the text column of a table, or, for structured formats (BibTeX, RIS, "
+                    "CSL-JSON, JSON lines with fields), the item's fields rendered on one "
+                    "line.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    check.add_argument("input", type=Path, metavar="INPUT", help="citations file, or - for stdin")
+    check.add_argument("input", type=Path, metavar="INPUT",
+                       help="citations file (not a folder), or - for stdin")
     check.add_argument("--format", default=AUTO, choices=[AUTO, *sorted(READERS)],
                        help="input format (default: auto, from the file extension or the "
-                            "first kilobyte; text is one citation per line or a pasted list)")
+                            "first kilobyte). text: one citation per line or a pasted list; "
+                            "csv/tsv: a header row, the citation in a column named "
+                            "citation_text, citation, text, reference or ref, an optional "
+                            "id column")
     check.add_argument("--resume", action="store_true",
                        help="skip the citations already in --output and append the rest")
     check.add_argument("--concurrency", type=_concurrency, default=16, metavar="N",
@@ -187,8 +245,19 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
     check.add_argument("--cache-dir", type=Path, metavar="DIR", help="disk cache folder")
     check.add_argument("--mailto", type=_mailto, metavar="ADDR",
                        help="contact address sent to the services (polite pools)")
+    check.add_argument("--world", type=_world_url, metavar="URL",
+                       help="the root of an offline world ('verifier world serve' prints it): "
+                            "every source at URL/<source>")
     check.add_argument("--base-url", type=_base_url, action="append", default=[],
-                       metavar="SOURCE=URL", help="where a source lives (repeatable)")
+                       metavar="SOURCE=URL",
+                       help="where one source lives (repeatable; wins over --world)")
+    check.add_argument("--time-scale", type=_positive_factor, metavar="X",
+                       help="divide every published rate interval by X: only against an "
+                            "offline world served with the same --time-scale (tests, "
+                            "benchmarks, the soak)")
+    check.add_argument("--fail-on", type=_fail_on, default=(), metavar="LIST",
+                       help="exit 7 if any line has one of these statuses or flags, e.g. "
+                            f"retracted,no_trace (known: {', '.join(FAIL_ON_NAMES)})")
     check.add_argument("--deadline", type=_positive_seconds, metavar="SECONDS",
                        help="per-citation deadline in seconds (default 120)")
     check.set_defaults(handler=run_check)
@@ -228,6 +297,39 @@ def _base_url(value: str) -> str:
     return f"{source}={url.strip()}"
 
 
+def _world_url(value: str) -> str:
+    url = value.strip().rstrip("/")
+    if not url.startswith(("http://", "https://")) or "//" not in url or \
+            not url.split("//", 1)[1]:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL")
+    root, _, last = url.rpartition("/")
+    if last in SOURCE_NAMES and "//" in root and root.split("//", 1)[1]:
+        return root  # a service's URL as 'verifier world serve' prints it: its root
+    return url
+
+
+def _fail_on(value: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"{value!r} names no status or flag")
+    unknown = [n for n in names if n not in FAIL_ON_NAMES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown status or flag {', '.join(map(repr, unknown))} "
+            f"(known: {', '.join(FAIL_ON_NAMES)})")
+    return names
+
+
+def _positive_factor(value: str) -> float:
+    try:
+        factor = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not (factor > 0 and math.isfinite(factor)):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number")
+    return factor
+
+
 def _mailto(value: str) -> str:
     try:
         Settings(mailto=value)  # the one place that knows what an address looks like
@@ -252,7 +354,8 @@ def _positive_seconds(value: str) -> float:
 def run_check(args: argparse.Namespace) -> int:
     """``verifier check``: settings from the environment, then the command line."""
     plan = RunPlan(input_path=args.input, fmt=args.format, output=args.output,
-                   resume=args.resume, concurrency=args.concurrency, quiet=args.quiet)
+                   resume=args.resume, concurrency=args.concurrency, quiet=args.quiet,
+                   force=args.force, fail_on=args.fail_on)
     plan.validate()
     settings = check_settings(args)
     return run_and_report(plan, lambda run, writer: run.verify_all(settings, writer))
@@ -275,7 +378,10 @@ def check_settings(args: argparse.Namespace) -> Settings:
         overrides["cache_read"] = False
     if args.deadline is not None:
         overrides["deadline_s"] = args.deadline
-    return Settings.from_env(None, **overrides).with_base_urls(args.base_url)
+    if args.time_scale is not None:
+        overrides["time_scale"] = args.time_scale
+    world = [f"{name}={args.world}/{name}" for name in SOURCE_NAMES] if args.world else []
+    return Settings.from_env(None, **overrides).with_base_urls([*world, *args.base_url])
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -289,7 +395,7 @@ def run_demo(args: argparse.Namespace) -> int:
             raise ConfigError(str(exc)) from None
         cache_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="verifier-demo-"))
         plan = RunPlan(input_path=demo.refs, fmt="text", output=args.output, resume=False,
-                       concurrency=16, quiet=args.quiet)
+                       concurrency=16, quiet=args.quiet, force=args.force)
         plan.validate()
         return run_and_report(
             plan, lambda run, writer: _demo(run, writer, demo.corpus, Path(cache_dir)))
@@ -324,53 +430,89 @@ class RunPlan:
     resume: bool
     concurrency: int
     quiet: bool
+    force: bool = False
+    """Overwrite an existing output (else it needs ``resume``, or the run is refused)."""
+    fail_on: tuple[str, ...] = ()
+    """Statuses and flags that make the exit code :data:`EXIT_FAIL_ON`."""
 
     def validate(self) -> None:
-        """Usage errors that argparse cannot see (raises ConfigError)."""
-        if self.input_path != STDIN and not self.input_path.is_file():
-            raise ConfigError(f"input file {str(self.input_path)!r} not found")
+        """Usage errors that argparse cannot see (raises ConfigError). Touches no file."""
+        if self.input_path != STDIN:
+            if self.input_path.is_dir():
+                raise ConfigError(f"input {str(self.input_path)!r} is a directory, not a "
+                                  "file of citations")
+            if not self.input_path.is_file():
+                raise ConfigError(f"input file {str(self.input_path)!r} not found")
         if self.resume and self.output is None:
             raise ConfigError("--resume needs --output FILE (the file to resume)")
+        if self.resume and self.force:
+            raise ConfigError("--resume and --force contradict each other")
         if self.output is None:
             return
         if self.output.is_dir():
             raise ConfigError(f"--output {str(self.output)!r} is a directory")
         if not self.output.parent.is_dir():
             raise ConfigError(f"--output folder {str(self.output.parent)!r} does not exist")
-        if self.input_path != STDIN and self.output.exists() and \
-                self.output.samefile(self.input_path):
+        if not self.output.exists():
+            return
+        if self.input_path != STDIN and self.output.samefile(self.input_path):
             raise ConfigError(f"--output {str(self.output)!r} is the input file")
+        if not os.access(self.output, os.W_OK):
+            raise ConfigError(f"--output {str(self.output)!r} cannot be written "
+                              "(permission denied)")
+        if not (self.resume or self.force) and self.output.stat().st_size > 0:
+            raise ConfigError(
+                f"--output {str(self.output)!r} exists: add --resume to continue it, or "
+                "--force to overwrite it")
 
 
 RunBody = Callable[["CheckRun", JsonlWriter], Coroutine[Any, Any, None]]
 
 
 def run_and_report(plan: RunPlan, body: RunBody) -> int:
-    """Open the output, run ``body`` on an event loop, print the summary, return the exit
-    code. Interruption (Ctrl-C, SIGTERM) keeps what was written and returns 130."""
+    """Lock the output, read the input, then run ``body`` on an event loop (which opens the
+    engine, then the output: :meth:`CheckRun.verify_all`), print the summary, return the
+    exit code. Interruption (Ctrl-C, SIGTERM) keeps what was written and returns 130."""
     run = CheckRun(plan)
     interrupted = False
-    try:
-        with run.open_output() as writer:
-            try:
-                asyncio.run(body(run, writer))
-            except (KeyboardInterrupt, asyncio.CancelledError):
-                interrupted = True
-    except BrokenPipeError:
-        # Whoever read stdout stopped reading (e.g. `| head`): nothing more can be written.
-        _silence_stdout()
-        interrupted = True
+    import verifier.api  # noqa: F401  (the engine, imported off the loop: importing blocks)
+
+    with ExitStack() as stack:
+        if plan.output is not None:
+            stack.enter_context(OutputLock(plan.output))
+        try:
+            with run.open_output() as writer:
+                try:
+                    asyncio.run(body(run, writer))
+                except (KeyboardInterrupt, asyncio.CancelledError):
+                    interrupted = True
+        except BrokenPipeError:
+            # Whoever read stdout stopped reading (e.g. `| head`): nothing more can be
+            # written.
+            _silence_stdout()
+            interrupted = True
     run.finish(interrupted=interrupted)
-    return EXIT_INTERRUPTED if interrupted else exit_code(run.tally)
+    return EXIT_INTERRUPTED if interrupted else exit_code(run.tally, plan.fail_on)
 
 
-def exit_code(tally: Tally) -> int:
-    """The exit code of a finished run with these verdicts (see the module docstring)."""
-    if tally.input_errors or tally.statuses[Status.INCONCLUSIVE]:
+def exit_code(tally: Tally, fail_on: Sequence[str] = ()) -> int:
+    """The exit code of a finished run with these verdicts (see the module docstring):
+    the first outcome that applies, in the table's order."""
+    if tally.total == 0:
+        return EXIT_EMPTY
+    if any(tally.statuses[Status(name)] if name in _STATUS_NAMES else tally.flags[name]
+           for name in fail_on):
+        return EXIT_FAIL_ON
+    if tally.input_errors:
+        return EXIT_INPUT_ERRORS
+    if tally.statuses[Status.INCONCLUSIVE]:
         return EXIT_INCONCLUSIVE
     if tally.statuses[Status.UNCONFIRMED] or tally.statuses[Status.NO_TRACE]:
         return EXIT_NOT_VERIFIED
     return EXIT_VERIFIED
+
+
+_STATUS_NAMES = frozenset(s.value for s in Status)
 
 
 class CheckRun:
@@ -387,14 +529,24 @@ class CheckRun:
         self.prior = PriorOutput()
         self.total: int | None = None
         """Items in the input (None for stdin), known once the output is open."""
+        self.read = 0
+        """Items read from the input so far (every element, readable or not)."""
+        self.notices: dict[str, None] = {}
+        """Notices about doubtful entries of the input, each once, in input order."""
         self.started = time.monotonic()
 
+    @property
+    def input_name(self) -> str:
+        return "stdin" if self.plan.input_path == STDIN else str(self.plan.input_path)
+
     def open_output(self) -> JsonlWriter:
-        """Count the input, read what an output being resumed holds, then open the output
-        (stdout if none). Blocking file work, done before the event loop starts."""
+        """Survey the input (count it, print its notices), read what an output being
+        resumed holds, and return the output's writer (stdout if none), which opens the
+        file only when :meth:`verify_all` has the engine open. Blocking file work, done
+        before the event loop starts."""
         plan = self.plan
-        self.total = None if plan.input_path == STDIN else \
-            count_citations(plan.input_path, plan.fmt)
+        if plan.input_path != STDIN:
+            self.total = self._survey().entries
         if plan.output is None:
             return JsonlWriter.stdout()
         if plan.resume:
@@ -403,7 +555,40 @@ class CheckRun:
             if self.prior.unreadable and not plan.quiet:
                 _error(f"verifier: warning: {self.prior.unreadable} unreadable line(s) in "
                        f"{plan.output}; their citations are checked again")
-        return JsonlWriter.open(plan.output, append=plan.resume)
+        return JsonlWriter.deferred(plan.output, append=plan.resume)
+
+    def _survey(self) -> InputSurvey:
+        """Read the whole input file once: its counts (as ``survey_input``) and the notices
+        of its doubtful entries, printed now (stderr, once each) unless ``--quiet``."""
+        path, fmt = self.plan.input_path, self.plan.fmt
+        citations = errors = uncertain = 0
+        try:
+            name = detect_format(path) if fmt == AUTO else fmt
+            with closing(read_citations(path, name)) as items:
+                for item in items:
+                    if isinstance(item, CitationInput):
+                        citations += 1
+                        uncertain += bool(item.notices)
+                        self._note(item)
+                    else:
+                        errors += 1
+        except OSError as exc:
+            raise ConfigError(f"input file {str(path)!r} cannot be read: "
+                              f"{exc.strerror or exc}") from None
+        for notice in self.notices:
+            self._print_notice(notice)
+        return InputSurvey(name, citations + errors, citations, errors, uncertain)
+
+    def _note(self, item: CitationInput) -> list[str]:
+        """Record the notices of ``item`` not seen yet; return them."""
+        new = [f"{self.input_name}: {notice}" for notice in item.notices
+               if f"{self.input_name}: {notice}" not in self.notices]
+        self.notices.update(dict.fromkeys(new))
+        return new
+
+    def _print_notice(self, notice: str) -> None:
+        if not self.plan.quiet:
+            _error(f"verifier: notice: {notice}")
 
     async def verify_all(self, settings: Settings, writer: JsonlWriter) -> None:
         """Verify every item not done yet and write its line as soon as it is known."""
@@ -413,6 +598,8 @@ class CheckRun:
         done = self.prior.tally.total if total is None else min(self.prior.tally.total, total)
         with _cancel_on_sigterm():
             async with Verifier(settings) as verifier:
+                # Everything else is open: only now may an existing output be truncated.
+                await asyncio.to_thread(writer.open_now)
                 self.stats = verifier.stats
                 display = open_progress(verifier.stats, settings.sources, total=total,
                                         done=done, quiet=plan.quiet, live=self._live_display())
@@ -424,7 +611,8 @@ class CheckRun:
                         async for report in reports:
                             await lines.put(report_to_json(report))
                             unreadable = INPUT_ERROR_FLAG in report.flags
-                            self.tally.add(report.status, input_error=unreadable)
+                            self.tally.add(report.status, input_error=unreadable,
+                                           flags=report.flags)
                             display.advance()
 
     async def _pending(self, lines: LineQueue,
@@ -436,6 +624,9 @@ class CheckRun:
         async with aclosing(_read_items(self.plan.input_path, self.plan.fmt)) as items:
             async for item in items:
                 position += 1  # every item, readable or not, takes the next index
+                self.read = position + 1
+                if isinstance(item, CitationInput) and self.total is None:
+                    self._note(item)  # stdin: printed in the summary
                 if isinstance(item, InputError):
                     if item.item not in done_ids:
                         await lines.put(input_error_to_json(item, position))
@@ -451,10 +642,16 @@ class CheckRun:
         return None
 
     def finish(self, *, interrupted: bool) -> None:
+        if not interrupted and self.tally.total == 0:
+            _error(f"verifier: no citations in {self.input_name}: nothing was checked "
+                   f"(exit {EXIT_EMPTY})")
         if self.plan.quiet:
             return
+        entries = self.total if self.total is not None else self.read
         print_summary(self.tally, self.stats, time.monotonic() - self.started, self.plan.output,
-                      earlier=self.prior.tally.total, interrupted=interrupted)
+                      earlier=self.prior.tally.total, interrupted=interrupted,
+                      input_entries=None if interrupted else entries,
+                      notices=list(self.notices) if self.plan.input_path == STDIN else ())
 
 
 async def _read_items(path: Path, fmt: str) -> AsyncGenerator[InputItem, None]:

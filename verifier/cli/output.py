@@ -12,11 +12,17 @@ Every line is a JSON object with the keys of :class:`~verifier.models.Report`
 Lines are written whole and flushed one by one, so a killed run keeps everything it wrote;
 at worst its last line is cut short, and :func:`scan_output` / :meth:`JsonlWriter.open`
 (append) recognise and drop such a line before ``--resume`` appends.
+
+One run at a time writes an output file: :class:`OutputLock` holds an exclusive
+``flock`` on ``FILE.lock`` beside it for the whole run (a second run on the same file is
+refused, naming it); the kernel releases the lock of a killed run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import fcntl
 import os
 import sys
 from collections import Counter
@@ -28,7 +34,7 @@ from typing import BinaryIO
 import orjson
 
 from verifier.citations.models import INPUT_ERROR_FLAG, Report, Retraction, Status
-from verifier.errors import InputError
+from verifier.errors import ConfigError, InputError
 
 REPORT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Report))
 """The keys of every output line, in order."""
@@ -39,7 +45,7 @@ _STATUS_VALUES = frozenset(status.value for status in Status)
 
 def report_to_json(report: Report) -> bytes:
     """One output line (newline included) for a report."""
-    return orjson.dumps(report, option=orjson.OPT_APPEND_NEWLINE)
+    return report.to_json() + b"\n"
 
 
 def input_error_record(error: InputError, index: int) -> dict[str, object]:
@@ -71,20 +77,26 @@ def input_error_to_json(error: InputError, index: int) -> bytes:
 
 @dataclass(slots=True)
 class Tally:
-    """Counts of output lines by verdict; input errors are counted apart from statuses."""
+    """Counts of output lines by verdict; input errors are counted apart from statuses.
+    ``flags`` counts the lines carrying each flag (``retracted``, ``input_error`` ...)."""
 
     statuses: Counter[Status] = field(default_factory=Counter)
     input_errors: int = 0
+    flags: Counter[str] = field(default_factory=Counter)
 
-    def add(self, status: Status, *, input_error: bool = False) -> None:
+    def add(self, status: Status, *, input_error: bool = False,
+            flags: tuple[str, ...] | list[str] = ()) -> None:
         if input_error:
             self.input_errors += 1
+            self.flags[INPUT_ERROR_FLAG] += 1
         else:
             self.statuses[status] += 1
+        self.flags.update(flag for flag in set(flags) if flag != INPUT_ERROR_FLAG)
 
     def update(self, other: Tally) -> None:
         self.statuses.update(other.statuses)
         self.input_errors += other.input_errors
+        self.flags.update(other.flags)
 
     @property
     def total(self) -> int:
@@ -120,10 +132,10 @@ def scan_output(path: Path) -> PriorOutput:
                 if line.endswith(b"\n"):
                     prior.unreadable += 1
                 continue
-            item_id, status, input_error = parsed
+            item_id, status, input_error, flags = parsed
             if item_id not in prior.ids:
                 prior.ids.add(item_id)
-                prior.tally.add(status, input_error=input_error)
+                prior.tally.add(status, input_error=input_error, flags=flags)
     return prior
 
 
@@ -155,6 +167,70 @@ def repair_tail(path: Path) -> int:
         return len(tail)
 
 
+class OutputLock:
+    """An exclusive lock on an output file for one run: ``flock`` on ``FILE.lock``.
+
+    :meth:`acquire` raises ``ConfigError`` naming the file when another run holds it, or
+    when the folder cannot be written (the lock file is the first thing a run creates
+    there). :meth:`release` removes the lock file; a killed run leaves it behind, unlocked,
+    and the next run takes it over.
+    """
+
+    __slots__ = ("_fd", "output", "path")
+
+    def __init__(self, output: Path) -> None:
+        self.output = output
+        self.path = output.with_name(output.name + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise ConfigError(
+                    f"--output {str(self.output)!r} cannot be written: cannot create "
+                    f"{str(self.path)!r} ({exc.strerror or exc})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise ConfigError(
+                        f"--output {str(self.output)!r} is in use by another run (locked "
+                        f"through {str(self.path)!r}); wait for it to finish, or write "
+                        "to another file") from None
+                raise
+            # The holder before us may have removed the file between our open and our
+            # lock: then we hold a lock on a name nobody sees. Lock the current file.
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                self._fd = fd
+                return
+            os.close(fd)
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> OutputLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
 class JsonlWriter:
     """Writes output lines to a binary stream, each one whole and flushed at once.
 
@@ -162,10 +238,12 @@ class JsonlWriter:
     Use :meth:`open` for a file and :meth:`stdout` for standard output.
     """
 
-    __slots__ = ("_close", "_fsync", "_stream", "lines_written")
+    __slots__ = ("_close", "_fsync", "_opener", "_stream", "lines_written")
 
-    def __init__(self, stream: BinaryIO, *, fsync: bool = False, close: bool = False) -> None:
+    def __init__(self, stream: BinaryIO | None, *, fsync: bool = False, close: bool = False
+                 ) -> None:
         self._stream = stream
+        self._opener: tuple[Path, bool] | None = None
         self._fsync = fsync
         self._close = close
         self.lines_written = 0
@@ -174,34 +252,58 @@ class JsonlWriter:
     @classmethod
     def open(cls, path: Path, *, append: bool = False, fsync: bool = False) -> JsonlWriter:
         """A writer on ``path``: truncated, or appended to after :func:`repair_tail`."""
+        writer = cls.deferred(path, append=append, fsync=fsync)
+        writer.open_now()
+        return writer
+
+    @classmethod
+    def deferred(cls, path: Path, *, append: bool = False, fsync: bool = False
+                 ) -> JsonlWriter:
+        """A writer on ``path`` that touches the file only at :meth:`open_now` (or its first
+        line): a run opens everything else first, so a run that fails to start leaves an
+        existing output as it was."""
+        writer = cls(None, fsync=fsync, close=True)
+        writer._opener = (path, append)
+        return writer
+
+    def open_now(self) -> None:
+        """Open the file of a :meth:`deferred` writer (nothing if open already)."""
+        if self._stream is not None or self._opener is None:
+            return
+        path, append = self._opener
         if append and path.exists():
             repair_tail(path)
-        stream = path.open("ab" if append else "wb")
-        return cls(stream, fsync=fsync, close=True)
+        self._stream = path.open("ab" if append else "wb")
 
     @classmethod
     def stdout(cls) -> JsonlWriter:
         return cls(sys.stdout.buffer)
 
+    def _opened(self) -> BinaryIO:
+        self.open_now()
+        assert self._stream is not None
+        return self._stream
+
     def write(self, line: bytes) -> None:
         """Write one line (ending in a newline) and flush it."""
-        self._stream.write(line)
-        self._stream.flush()
-        if self._fsync:
-            os.fsync(self._stream.fileno())
-        self.lines_written += 1
+        self.write_many([line])
 
     def write_many(self, lines: list[bytes]) -> None:
         """Write several lines at once, then flush (and fsync) once."""
         if not lines:
             return
-        self._stream.write(b"".join(lines))
-        self._stream.flush()
+        stream = self._opened()
+        stream.write(b"".join(lines))
+        stream.flush()
         if self._fsync:
-            os.fsync(self._stream.fileno())
+            os.fsync(stream.fileno())
         self.lines_written += len(lines)
 
     def close(self) -> None:
+        """Flush and close (a deferred writer never opened stays unopened: nothing of the
+        file was touched)."""
+        if self._stream is None:
+            return
         self._stream.flush()
         if self._close:
             self._stream.close()
@@ -280,8 +382,8 @@ _END = b""
 """Queued by ``LineQueue`` on exit: write what came before, then stop."""
 
 
-def _parse_line(line: bytes) -> tuple[str, Status, bool] | None:
-    """(id, status, is input error) of an output line, or None if it is not one."""
+def _parse_line(line: bytes) -> tuple[str, Status, bool, list[str]] | None:
+    """(id, status, is input error, flags) of an output line, or None if it is not one."""
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -293,8 +395,8 @@ def _parse_line(line: bytes) -> tuple[str, Status, bool] | None:
         return None
     if status not in _STATUS_VALUES:
         return None
-    input_error = isinstance(flags, list) and INPUT_ERROR_FLAG in flags
-    return item_id, Status(status), input_error
+    flags = [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
+    return item_id, Status(status), INPUT_ERROR_FLAG in flags, flags
 
 
 def _last_line_start(stream: BinaryIO, size: int) -> int:

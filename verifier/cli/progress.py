@@ -233,17 +233,27 @@ def open_progress(stats: RunStats, sources: Sequence[str], *, total: int | None,
 
 def print_summary(counts: Tally, stats: RunStats, elapsed: float, output_path: Path | None, *,
                   earlier: int = 0, interrupted: bool = False,
+                  input_entries: int | None = None, notices: Sequence[str] = (),
                   console: Console | None = None) -> None:
-    """The end-of-run summary on stderr: verdict counts (``counts`` includes the ``earlier``
-    lines of a resumed output), input errors, time, requests per source, where results are."""
+    """The end-of-run summary on stderr (see :func:`summary_lines`)."""
     console = console or Console(stderr=True)
     for line in summary_lines(counts, stats, elapsed, output_path, earlier=earlier,
-                              interrupted=interrupted):
+                              interrupted=interrupted, input_entries=input_entries,
+                              notices=notices):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
+SUMMARY_FLAGS: tuple[str, ...] = ("retracted",)
+"""Flags counted on a line of their own in the summary, when any line carries them."""
+
+
 def summary_lines(counts: Tally, stats: RunStats, elapsed: float, output_path: Path | None, *,
-                  earlier: int = 0, interrupted: bool = False) -> list[str]:
+                  earlier: int = 0, interrupted: bool = False,
+                  input_entries: int | None = None, notices: Sequence[str] = ()) -> list[str]:
+    """The summary: verdict counts (``counts`` includes the ``earlier`` lines of a resumed
+    output), input errors, works flagged retracted, the input's entries against the
+    output's lines (a warning when they differ), requests per source, notices, where the
+    results are. A heading is printed only with something under it."""
     checked = counts.total - earlier
     rate = f", {checked / elapsed:.1f}/s" if elapsed > 0 and checked else ""
     head = "Interrupted after" if interrupted else "Checked"
@@ -253,7 +263,16 @@ def summary_lines(counts: Tally, stats: RunStats, elapsed: float, output_path: P
     for status in Status:
         lines.append(f"  {status.value:<14}{counts.statuses.get(status, 0):>8}")
     lines.append(f"  {'input errors':<14}{counts.input_errors:>8}")
-    sources = snapshot(stats)
+    for flag in SUMMARY_FLAGS:
+        if counts.flags.get(flag):
+            lines.append(f"  {flag:<14}{counts.flags[flag]:>8}")
+    if input_entries is not None:
+        lines.append(f"Count: input: {input_entries} entries, output: {counts.total} lines")
+        if input_entries != counts.total:
+            lines.append(f"  warning: the input holds {input_entries} entries but the output "
+                         f"has {counts.total} lines (each entry should give exactly one)")
+    sources = [s for s in snapshot(stats)
+               if s.requests or s.cache_hits or s.throttled or s.retries or s.failures]
     if sources:
         lines.append("Requests per source:")
     for s in sources:
@@ -262,6 +281,9 @@ def summary_lines(counts: Tally, stats: RunStats, elapsed: float, output_path: P
     if stats.notices:
         lines.append("Notices:")
         lines.extend(f"  {notice}" for notice in stats.notices)
+    if notices:
+        lines.append("Input notices (check these entries):")
+        lines.extend(f"  {notice}" for notice in notices)
     where = str(output_path) if output_path is not None else "stdout"
     lines.append(f"Results: {where}")
     if interrupted and output_path is not None:

@@ -96,6 +96,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"serve only these ({', '.join(SERVICE_NAMES)}); default all")
     parser.add_argument("--no-limits", action="store_true",
                         help="do not enforce rate and concurrency limits")
+    parser.add_argument("--no-budgets", action="store_true",
+                        help="do not enforce daily budgets (OpenAlex credits, Google Books "
+                             "queries per day)")
     parser.add_argument("--jitter-s", type=_non_negative, default=JITTER_S, metavar="S",
                         help="real seconds of arrival jitter every rate window tolerates "
                              f"(default {JITTER_S:g}; see fixtures/world/README.md)")
@@ -165,6 +168,7 @@ async def _serve_until_stopped(args: argparse.Namespace, corpus: Path) -> None:
 
     async with serve_world(corpus, args.host, args.port, time_scale=args.time_scale,
                            scenario=args.scenario, enforce_limits=not args.no_limits,
+                           enforce_budgets=not args.no_budgets,
                            services=args.services, jitter_s=args.jitter_s,
                            models=_model_options(args)) as world:
         if args.ready_json:

@@ -54,7 +54,7 @@ from aiohttp import web
 from verifier.identifiers import isbn10_to_13, isbn13_to_10, isbn_is_valid
 
 from .corpus import Clause, Corpus, RenderedWork, SourceView, tokens
-from .limits import LIMITS_ENFORCED
+from .limits import BUDGETS_ENFORCED
 from .service import Limit, ServiceSpec, framing
 
 NAME = "googlebooks"
@@ -504,7 +504,7 @@ class GoogleBooksService:
         key = request.query.get("key", "").strip()
         if not key:
             return quota_exceeded(ANONYMOUS_PROJECT, "Queries per day", 0)
-        limited = request.config_dict.get(LIMITS_ENFORCED, True)
+        limited = request.config_dict.get(BUDGETS_ENFORCED, True)
         if limited and not self.quota.spend(key):
             return quota_exceeded(project_number(key), "Queries per day", self.quota.limit)
         return None

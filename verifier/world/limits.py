@@ -85,8 +85,9 @@ class WorldClock:
 
 
 CLOCK = web.AppKey("world_clock", WorldClock)
-LIMITS_ENFORCED = web.AppKey("world_limits_enforced", bool)
-"""False when the world serves without limits: no rate, concurrency or daily budget."""
+BUDGETS_ENFORCED = web.AppKey("world_budgets_enforced", bool)
+"""False when the world serves without daily budgets (OpenAlex credits, Google Books'
+queries per day): a cache warm-up, not a test of budgets."""
 """The world clock on the root application (services read it via ``config_dict``)."""
 
 

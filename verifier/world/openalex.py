@@ -48,7 +48,7 @@ from verifier.identifiers import strip_doi_prefix
 
 from .corpus import Clause, Corpus, Hit, Person, RenderedWork, SourceView
 from .limits import (
-    LIMITS_ENFORCED,
+    BUDGETS_ENFORCED,
     THROTTLED,
     DailyBudget,
     clock_of,
@@ -623,7 +623,7 @@ BUDGET = web.AppKey("openalex_budget", DailyBudget)
 async def _charge_credits(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The gateway's daily credit budget: charge first, then serve; headers on all. A
     world served without limits charges nothing."""
-    if not request.config_dict.get(LIMITS_ENFORCED, True):
+    if not request.config_dict.get(BUDGETS_ENFORCED, True):
         return await handler(request)
     clock = clock_of(request)
     pool = pool_of(request)

@@ -80,6 +80,7 @@ def serve_command(
     scenario: Path | str | None = None,
     services: Iterable[str] | None = None,
     enforce_limits: bool = True,
+    enforce_budgets: bool = True,
     jitter_s: float | None = None,
     host: str = "127.0.0.1",
     python: str = sys.executable,
@@ -94,6 +95,8 @@ def serve_command(
         command += ["--services", *services]
     if not enforce_limits:
         command.append("--no-limits")
+    if not enforce_budgets:
+        command.append("--no-budgets")
     if jitter_s is not None:
         command += ["--jitter-s", repr(float(jitter_s))]
     return command
@@ -107,6 +110,7 @@ async def world_process(
     scenario: Path | str | None = None,
     services: Iterable[str] | None = None,
     enforce_limits: bool = True,
+    enforce_budgets: bool = True,
     jitter_s: float | None = None,
     host: str = "127.0.0.1",
     start_timeout_s: float = 120.0,
@@ -117,6 +121,7 @@ async def world_process(
     the world's default)."""
     command = serve_command(corpus, time_scale=time_scale, scenario=scenario,
                             services=services, enforce_limits=enforce_limits,
+                            enforce_budgets=enforce_budgets,
                             jitter_s=jitter_s, host=host)
     child = await asyncio.create_subprocess_exec(
         *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,

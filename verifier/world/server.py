@@ -46,9 +46,9 @@ from . import arxiv, crossref, doaj, googlebooks, openalex, openlibrary, pubmed,
 from .corpus import Corpus
 from .faults import FAULT, RESET, FaultInjector, Scenario, faults_middleware
 from .limits import (
+    BUDGETS_ENFORCED,
     CLOCK,
     JITTER_S,
-    LIMITS_ENFORCED,
     THROTTLED,
     Limiter,
     WorldClock,
@@ -186,6 +186,7 @@ def create_app(
     scenario: Scenario | None = None,
     services: Iterable[str] | Mapping[str, ServiceSpec] | None = None,
     enforce_limits: bool = True,
+    enforce_budgets: bool = True,
     jitter_s: float = JITTER_S,
     models: ModelWorldOptions | None = None,
 ) -> web.Application:
@@ -198,7 +199,9 @@ def create_app(
 
     ``services``: names from :data:`SERVICES` (default: all of them) or specs by name.
     ``enforce_limits=False`` serves without rate or concurrency limits (the services'
-    own rules, such as OpenAlex's daily budget, still apply). Raises ``ValueError`` for
+    own rules, such as OpenAlex's daily budget, still apply); ``enforce_budgets=False``
+    lifts the daily budgets too (OpenAlex credits, Google Books' queries per day).
+    Raises ``ValueError`` for
     an impossible option, :class:`ScenarioError` for a scenario naming a service the
     world does not serve.
     """
@@ -214,7 +217,7 @@ def create_app(
     app[REQUEST_LOG] = []
     app[CORPUS] = corpus
     app[CLOCK] = clock
-    app[LIMITS_ENFORCED] = enforce_limits
+    app[BUDGETS_ENFORCED] = enforce_budgets
     app[SPECS] = specs
     for name, spec in specs.items():
         app.add_subapp(f"/{name}", spec.create_app(corpus))
@@ -264,6 +267,7 @@ async def serve_world(
     scenario: Scenario | Path | str | None = None,
     services: Iterable[str] | Mapping[str, ServiceSpec] | None = None,
     enforce_limits: bool = True,
+    enforce_budgets: bool = True,
     jitter_s: float = JITTER_S,
     models: ModelWorldOptions | None = None,
 ) -> AsyncIterator[WorldHandle]:
@@ -283,7 +287,8 @@ async def serve_world(
         scenario = Scenario.load(scenario)
     app = await asyncio.to_thread(
         create_app, corpus, time_scale=time_scale, scenario=scenario, services=services,
-        enforce_limits=enforce_limits, jitter_s=jitter_s, models=models)
+        enforce_limits=enforce_limits, enforce_budgets=enforce_budgets, jitter_s=jitter_s,
+        models=models)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
