@@ -1,0 +1,267 @@
+"""Output files of JSON lines: one object per citation, written the moment its verdict is known.
+
+The lines follow the contract of :mod:`verifier.citations.report`. Lines are written whole
+and flushed one by one, so a killed run keeps everything it wrote; at worst its last line
+is cut short, and :func:`scan_output` / :meth:`JsonlWriter.open` (append) recognise and
+drop such a line before a resumed run (``--resume``, a service job) appends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+import orjson
+
+from .models import INPUT_ERROR_FLAG, Status
+
+_TAIL_BLOCK = 1 << 16
+_STATUS_VALUES = frozenset(status.value for status in Status)
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counts of output lines by verdict; input errors are counted apart from statuses."""
+
+    statuses: Counter[Status] = field(default_factory=Counter)
+    input_errors: int = 0
+
+    def add(self, status: Status, *, input_error: bool = False) -> None:
+        if input_error:
+            self.input_errors += 1
+        else:
+            self.statuses[status] += 1
+
+    def update(self, other: Tally) -> None:
+        self.statuses.update(other.statuses)
+        self.input_errors += other.input_errors
+
+    @property
+    def total(self) -> int:
+        return sum(self.statuses.values()) + self.input_errors
+
+
+@dataclass(slots=True)
+class PriorOutput:
+    """What an existing output file already holds (for ``--resume``)."""
+
+    ids: set[str] = field(default_factory=set)
+    tally: Tally = field(default_factory=Tally)
+    unreadable: int = 0
+    """Lines that are not output objects (a cut-short last line is not counted here)."""
+
+
+def scan_output(path: Path) -> PriorOutput:
+    """Read an output file written by an earlier run: the ids done and their verdicts.
+
+    A missing file holds nothing. A last line without its newline counts only if it is a
+    complete object (a killed run may have cut it short); other unreadable lines are
+    counted in ``unreadable`` and their items are checked again.
+    """
+    prior = PriorOutput()
+    if not path.exists():
+        return prior
+    with path.open("rb") as stream:
+        for line in stream:
+            if not line.strip():
+                continue
+            parsed = _parse_line(line)
+            if parsed is None:
+                if line.endswith(b"\n"):
+                    prior.unreadable += 1
+                continue
+            item_id, status, input_error = parsed
+            if item_id not in prior.ids:
+                prior.ids.add(item_id)
+                prior.tally.add(status, input_error=input_error)
+    return prior
+
+
+def completed_ids(path: Path) -> set[str]:
+    """The ids already in an output file (see :func:`scan_output`)."""
+    return scan_output(path).ids
+
+
+def repair_tail(path: Path) -> int:
+    """Make ``path`` end with a complete line before anything is appended to it.
+
+    A last line without a newline is kept (and given its newline) if it is a complete
+    object, else cut off, as what a killed run left half-written. Returns the number of
+    bytes cut off.
+    """
+    with path.open("r+b") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        start = _last_line_start(stream, size)
+        stream.seek(start)
+        tail = stream.read()
+        if tail.endswith(b"\n"):
+            return 0
+        if _parse_line(tail) is not None:
+            stream.write(b"\n")
+            return 0
+        stream.truncate(start)
+        return len(tail)
+
+
+class JsonlWriter:
+    """Writes output lines to a binary stream, each one whole and flushed at once.
+
+    ``fsync=True`` also forces each line to disk (survives a power cut, not only a kill).
+    Use :meth:`open` for a file and :meth:`stdout` for standard output.
+    """
+
+    __slots__ = ("_close", "_fsync", "_stream", "lines_written")
+
+    def __init__(self, stream: BinaryIO, *, fsync: bool = False, close: bool = False) -> None:
+        self._stream = stream
+        self._fsync = fsync
+        self._close = close
+        self.lines_written = 0
+        """Lines written by this writer (lines already in an appended file excluded)."""
+
+    @classmethod
+    def open(cls, path: Path, *, append: bool = False, fsync: bool = False) -> JsonlWriter:
+        """A writer on ``path``: truncated, or appended to after :func:`repair_tail`."""
+        if append and path.exists():
+            repair_tail(path)
+        stream = path.open("ab" if append else "wb")
+        return cls(stream, fsync=fsync, close=True)
+
+    @classmethod
+    def stdout(cls) -> JsonlWriter:
+        return cls(sys.stdout.buffer)
+
+    def write(self, line: bytes) -> None:
+        """Write one line (ending in a newline) and flush it."""
+        self._stream.write(line)
+        self._stream.flush()
+        if self._fsync:
+            os.fsync(self._stream.fileno())
+        self.lines_written += 1
+
+    def write_many(self, lines: list[bytes]) -> None:
+        """Write several lines at once, then flush (and fsync) once."""
+        if not lines:
+            return
+        self._stream.write(b"".join(lines))
+        self._stream.flush()
+        if self._fsync:
+            os.fsync(self._stream.fileno())
+        self.lines_written += len(lines)
+
+    def close(self) -> None:
+        self._stream.flush()
+        if self._close:
+            self._stream.close()
+
+    def __enter__(self) -> JsonlWriter:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        name = getattr(self._stream, "name", "?")
+        return f"<JsonlWriter {name!r} lines_written={self.lines_written}>"
+
+
+class LineQueue:
+    """Hands output lines from the event loop to a :class:`JsonlWriter` off the loop.
+
+    ``await put(line)`` queues a line (waiting while ``maxsize`` lines are queued: the
+    writer's pace bounds memory); one consumer task writes whatever has queued up in one
+    call on a worker thread, so a slow disk or a slow reader of stdout never stalls the
+    loop. Leaving ``async with`` writes everything queued, even when the run is being
+    cancelled: a line decided is a line written.
+    """
+
+    def __init__(self, writer: JsonlWriter, *, maxsize: int = 1024) -> None:
+        self.writer = writer
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize)
+        self._consumer: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> LineQueue:
+        self._consumer = asyncio.create_task(self._consume())
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            # Never cancel a write in progress: tell the consumer to finish what is queued
+            # and wait for it, even when the run is being cancelled.
+            await asyncio.shield(self._stop(consumer))
+
+    async def _stop(self, consumer: asyncio.Task[None]) -> None:
+        if not consumer.done():
+            await self._queue.put(_END)
+        await asyncio.gather(consumer, return_exceptions=True)
+        leftovers = [line for line in self._drain() if line is not _END]
+        if leftovers:  # the consumer failed: what can still be written is written
+            await asyncio.to_thread(self.writer.write_many, leftovers)
+
+    async def put(self, line: bytes) -> None:
+        if self._consumer is not None and self._consumer.done():
+            self._consumer.result()  # the writer failed (e.g. a broken pipe): raise it here
+        await self._queue.put(line)
+
+    def _drain(self) -> list[bytes]:
+        lines = []
+        while not self._queue.empty():
+            lines.append(self._queue.get_nowait())
+        return lines
+
+    async def _consume(self) -> None:
+        while True:
+            lines = [await self._queue.get()]
+            lines.extend(self._drain())
+            end = any(line is _END for line in lines)
+            await asyncio.to_thread(self.writer.write_many, [x for x in lines if x is not _END])
+            if end:
+                return
+
+
+_END = b""
+"""Queued by ``LineQueue`` on exit: write what came before, then stop."""
+
+
+def _parse_line(line: bytes) -> tuple[str, Status, bool] | None:
+    """(id, status, is input error) of an output line, or None if it is not one."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    item_id, status, flags = obj.get("id"), obj.get("status"), obj.get("flags")
+    if not isinstance(item_id, str) or not isinstance(status, str):
+        return None
+    if status not in _STATUS_VALUES:
+        return None
+    input_error = isinstance(flags, list) and INPUT_ERROR_FLAG in flags
+    return item_id, Status(status), input_error
+
+
+def _last_line_start(stream: BinaryIO, size: int) -> int:
+    """Offset just past the last newline before the file's final byte (0 if none)."""
+    end = size - 1  # a newline as the very last byte ends the last line, not starts it
+    while end > 0:
+        begin = max(0, end - _TAIL_BLOCK)
+        stream.seek(begin)
+        block = stream.read(end - begin)
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            return begin + cut + 1
+        end = begin
+    return 0
