@@ -265,3 +265,33 @@ def _last_line_start(stream: BinaryIO, size: int) -> int:
             return begin + cut + 1
         end = begin
     return 0
+
+
+class FormattedWriter(JsonlWriter):
+    """A :class:`JsonlWriter` that writes its JSON lines in another format of
+    :mod:`verifier.citations.formats` (CSV, corrected BibTeX, a Markdown or HTML report):
+    each line is converted as it comes; a report is written whole on :meth:`close`."""
+
+    __slots__ = ("_formatter", "_inner")
+
+    def __init__(self, inner: JsonlWriter, fmt: str) -> None:
+        from .formats import Formatter
+
+        super().__init__(inner._stream, fsync=inner._fsync, close=inner._close)
+        self._inner = inner
+        self._formatter = Formatter(fmt)
+        self._stream.write(self._formatter.begin())
+
+    def write(self, line: bytes) -> None:
+        self.write_many([line])
+
+    def write_many(self, lines: list[bytes]) -> None:
+        if not lines:
+            return
+        self._stream.write(b"".join(self._formatter.item(orjson.loads(x)) for x in lines))
+        self._stream.flush()
+        self.lines_written += len(lines)
+
+    def close(self) -> None:
+        self._stream.write(self._formatter.end())
+        super().close()

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verifier.citations.formats import FORMATS
 from verifier.citations.inputs import (
     AUTO,
     READERS,
@@ -64,6 +65,7 @@ from verifier.citations.inputs import (
     read_citations,
 )
 from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Report, Status
+from verifier.citations.output_file import FormattedWriter
 from verifier.errors import ConfigError, InputError
 from verifier.http.stats import RunStats
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
@@ -191,6 +193,9 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                        metavar="SOURCE=URL", help="where a source lives (repeatable)")
     check.add_argument("--deadline", type=_positive_seconds, metavar="SECONDS",
                        help="per-citation deadline in seconds (default 120)")
+    check.add_argument("--format-out", default="jsonl", choices=FORMATS,
+                       help="output format: jsonl (default), csv, bibtex (corrected entries "
+                            "under the input's keys), markdown or html (a report of the run)")
     check.set_defaults(handler=run_check)
 
 
@@ -252,7 +257,8 @@ def _positive_seconds(value: str) -> float:
 def run_check(args: argparse.Namespace) -> int:
     """``verifier check``: settings from the environment, then the command line."""
     plan = RunPlan(input_path=args.input, fmt=args.format, output=args.output,
-                   resume=args.resume, concurrency=args.concurrency, quiet=args.quiet)
+                   resume=args.resume, concurrency=args.concurrency, quiet=args.quiet,
+                   format_out=args.format_out)
     plan.validate()
     settings = check_settings(args)
     return run_and_report(plan, lambda run, writer: run.verify_all(settings, writer))
@@ -324,9 +330,12 @@ class RunPlan:
     resume: bool
     concurrency: int
     quiet: bool
+    format_out: str = "jsonl"
 
     def validate(self) -> None:
         """Usage errors that argparse cannot see (raises ConfigError)."""
+        if self.resume and self.format_out != "jsonl":
+            raise ConfigError("--resume needs the jsonl output format")
         if self.input_path != STDIN and not self.input_path.is_file():
             raise ConfigError(f"input file {str(self.input_path)!r} not found")
         if self.resume and self.output is None:
@@ -396,14 +405,14 @@ class CheckRun:
         self.total = None if plan.input_path == STDIN else \
             count_citations(plan.input_path, plan.fmt)
         if plan.output is None:
-            return JsonlWriter.stdout()
+            return _formatted(JsonlWriter.stdout(), plan.format_out)
         if plan.resume:
             self.prior = scan_output(plan.output)
             self.tally.update(self.prior.tally)
             if self.prior.unreadable and not plan.quiet:
                 _error(f"verifier: warning: {self.prior.unreadable} unreadable line(s) in "
                        f"{plan.output}; their citations are checked again")
-        return JsonlWriter.open(plan.output, append=plan.resume)
+        return _formatted(JsonlWriter.open(plan.output, append=plan.resume), plan.format_out)
 
     async def verify_all(self, settings: Settings, writer: JsonlWriter) -> None:
         """Verify every item not done yet and write its line as soon as it is known."""
@@ -544,3 +553,7 @@ def _silence_stdout() -> None:
 
 def _error(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def _formatted(writer: JsonlWriter, format_out: str) -> JsonlWriter:
+    return writer if format_out == "jsonl" else FormattedWriter(writer, format_out)
