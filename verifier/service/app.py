@@ -71,6 +71,7 @@ KEYS = web.AppKey("keys", KeyRing)
 LIMITS = web.AppKey("limits", CallerLimits)
 PAGE = web.AppKey("page", dict[str, bytes])
 STATE = web.AppKey("state", dict[str, Any])
+CALLER = web.RequestKey("caller", str)
 
 PAGE_FILES = {"index.html": "text/html", "page.js": "text/javascript",
               "page.css": "text/css"}
@@ -200,7 +201,7 @@ async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     if wait > 0:
         raise Problem(429, "too-many-requests", f"limit of this key reached; retry in "
                       f"{wait:.2f} s", headers={"Retry-After": retry_after(wait)})
-    request["caller"] = caller
+    request[CALLER] = caller
     try:
         return await handler(request)
     finally:
@@ -281,11 +282,12 @@ async def _check(request: web.Request) -> web.StreamResponse:
         return web.Response(body=report_to_json(report), content_type="application/json")
     if NDJSON in request.headers.get("Accept", ""):
         return await _stream(request, parsed)
-    records: list[Any] = []
+    records: list[tuple[int, orjson.Fragment]] = []
     async for line in _lines(checker, metrics, parsed, app[CONFIG].check_concurrency):
-        records.append(orjson.Fragment(line))
-    records.sort(key=lambda fragment: orjson.loads(fragment.contents)["index"])
-    return web.Response(body=orjson.dumps(records), content_type="application/json")
+        records.append((orjson.loads(line)["index"], orjson.Fragment(line)))
+    records.sort(key=lambda pair: pair[0])
+    return web.Response(body=orjson.dumps([fragment for _, fragment in records]),
+                        content_type="application/json")
 
 
 async def _stream(request: web.Request, parsed: CheckRequest) -> web.StreamResponse:
@@ -373,7 +375,7 @@ async def _create_job(request: web.Request) -> web.Response:
         from .requests import resolve_format
 
         fmt = resolve_format(body, AUTO, query.get("filename"))
-    job = await app[JOBS].create(body, fmt, options_record(options), request["caller"])
+    job = await app[JOBS].create(body, fmt, options_record(options), request[CALLER])
     app[METRICS].jobs_created.inc()
     return web.json_response(job.view(), status=202, dumps=lambda v: orjson.dumps(v).decode(),
                              headers={"Location": f"/v1/jobs/{job.id}"})

@@ -1,0 +1,72 @@
+"""What the service's tests share: the service on an open session, served on loopback,
+against the offline world in the same loop (the world is the stand-in, not under test)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from verifier.service import ServiceConfig, create_app
+from verifier.session import Session
+from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from verifier.world import serve_world
+from world_helpers import DEMO_CORPUS, DEMO_DIR
+
+DEMO_REFS = DEMO_DIR / "refs.txt"
+KEY = "test-key-0123456789"
+OTHER_KEY = "other-key-9876543210"
+
+
+def demo_refs() -> list[str]:
+    return [line.strip() for line in DEMO_REFS.read_text().splitlines() if line.strip()]
+
+
+@dataclass
+class Running:
+    url: str
+    app: web.Application
+    session: Session
+    world_urls: dict[str, str]
+
+    def headers(self, key: str | None = KEY, **extra: str) -> dict[str, str]:
+        headers = dict(extra)
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+
+def world_settings(base_urls: dict[str, str], cache_dir: Path | None) -> Settings:
+    served = tuple(name for name in SOURCE_NAMES if name in base_urls)
+    return Settings(mailto="tests@example.org", base_urls={**DEFAULT_BASE_URLS, **base_urls},
+                    sources=served, cache_dir=cache_dir, time_scale=20.0)
+
+
+@asynccontextmanager
+async def running_service(tmp_path: Path, *, world_urls: dict[str, str] | None = None,
+                          **config: Any) -> AsyncIterator[Running]:
+    """The service on loopback against ``world_urls`` (or a fresh world of the demo
+    corpus at 20x speed), keys ``KEY`` and ``OTHER_KEY`` unless ``config`` says else."""
+    if world_urls is None:
+        async with serve_world(DEMO_CORPUS, time_scale=20.0) as world:
+            async with running_service(tmp_path, world_urls=world.base_urls,
+                                       **config) as running:
+                yield running
+        return
+    base = ServiceConfig(data_dir=tmp_path / "data", keys=(KEY, OTHER_KEY))
+    service_config = replace(base, **config)
+    async with Session(world_settings(world_urls, tmp_path / "cache")) as session:
+        app = create_app(service_config, session)
+        runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=2.0)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            port = runner.addresses[0][1]
+            yield Running(f"http://127.0.0.1:{port}", app, session, world_urls)
+        finally:
+            await runner.cleanup()
