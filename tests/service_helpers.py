@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from world_helpers import DEMO_CORPUS, DEMO_DIR
 
 from verifier.service import ServiceConfig, create_app
 from verifier.session import Session
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
 from verifier.world import serve_world
-from world_helpers import DEMO_CORPUS, DEMO_DIR
 
 DEMO_REFS = DEMO_DIR / "refs.txt"
 KEY = "test-key-0123456789"

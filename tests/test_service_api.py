@@ -12,8 +12,8 @@ from typing import Any
 import aiohttp
 import orjson
 import pytest
-
 from service_helpers import KEY, OTHER_KEY, Running, demo_refs, running_service
+
 from verifier.citations.report import REPORT_KEYS
 from verifier.errors import ConfigError
 from verifier.service import ServiceConfig
@@ -128,7 +128,7 @@ async def test_a_bibtex_document_keeps_its_keys(tmp_path: Path) -> None:
         [report] = orjson.loads(body)
         assert status == 200 and report["id"] == "mykey2017"
         assert report["status"] in ("verified", "unconfirmed")  # a source matched it
-        assert report["correction"]["bibtex"].startswith("@article{mykey2017,")
+        assert report["correction"]["bibtex"].startswith("@inproceedings{mykey2017,")
 
 
 @pytest.mark.asyncio
@@ -265,9 +265,9 @@ async def test_cors_is_off_unless_configured(tmp_path: Path) -> None:
 
 
 async def wait_for_job(running: Running, job_id: str, states: tuple[str, ...] = ("done",),
-                       timeout: float = 30.0) -> dict[str, Any]:
+                       within_s: float = 30.0) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + within_s
     while True:
         _, _, body = await get(running, f"/v1/jobs/{job_id}")
         job: dict[str, Any] = orjson.loads(body)
