@@ -3,6 +3,7 @@ against the offline world in the same loop (the world is the stand-in, not under
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -48,13 +49,16 @@ def world_settings(base_urls: dict[str, str], cache_dir: Path | None) -> Setting
 
 @asynccontextmanager
 async def running_service(tmp_path: Path, *, world_urls: dict[str, str] | None = None,
-                          **config: Any) -> AsyncIterator[Running]:
+                          send_buffer: int | None = None, **config: Any
+                          ) -> AsyncIterator[Running]:
     """The service on loopback against ``world_urls`` (or a fresh world of the demo
-    corpus at 20x speed), keys ``KEY`` and ``OTHER_KEY`` unless ``config`` says else."""
+    corpus at 20x speed), keys ``KEY`` and ``OTHER_KEY`` unless ``config`` says else.
+    ``send_buffer`` fixes the kernel's send buffer of every connection (a slow network:
+    the kernel cannot soak up megabytes that the server should not have produced)."""
     if world_urls is None:
         async with serve_world(DEMO_CORPUS, time_scale=20.0) as world:
             async with running_service(tmp_path, world_urls=world.base_urls,
-                                       **config) as running:
+                                       send_buffer=send_buffer, **config) as running:
                 yield running
         return
     base = ServiceConfig(data_dir=tmp_path / "data", keys=(KEY, OTHER_KEY))
@@ -64,7 +68,11 @@ async def running_service(tmp_path: Path, *, world_urls: dict[str, str] | None =
         runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=2.0)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, "127.0.0.1", 0)
+            listener = socket.socket()
+            if send_buffer is not None:  # inherited by every accepted connection
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+            listener.bind(("127.0.0.1", 0))
+            site = web.SockSite(runner, listener)
             await site.start()
             port = runner.addresses[0][1]
             yield Running(f"http://127.0.0.1:{port}", app, session, world_urls)
