@@ -345,4 +345,6 @@ async def test_metrics_count_requests_sources_citations_and_jobs(tmp_path: Path)
         assert 'verifier_source_breaker_open{source="crossref"} 0.0' in text
         assert 'verifier_jobs{state="running"} 0.0' in text
         assert "verifier_source_cache_hits_total" in text
+        assert "verifier_citations_started_total 2.0" in text
+        assert "verifier_citations_in_progress 0.0" in text
         assert "verifier_source_throttled_total" in text and "verifier_source_retries_total" in text

@@ -2,7 +2,7 @@
 
 Counted here: HTTP requests by route, method and status, their latency, refusals (auth,
 limits), citations decided by status. Read at scrape time from the session and the job
-store: per source, requests, 429s, retries, failures, cache hits (counters, as
+store: citation checks started and in progress; per source, requests, 429s, retries, failures, cache hits (counters, as
 :class:`~verifier.http.stats.SourceStats` holds them), whether the breaker is open and
 whether the source is paused (gauges); jobs by state.
 """
@@ -60,6 +60,13 @@ class _SessionCollector(Collector):
         yield from families.values()
         yield breaker
         yield paused
+        run = self._session.stats
+        yield CounterMetricFamily("verifier_citations_started",
+                                  "Citation checks started (requests and jobs)",
+                                  value=float(run.started))
+        yield GaugeMetricFamily("verifier_citations_in_progress",
+                                "Citation checks started and not yet ended",
+                                value=float(run.started - run.finished))
         jobs = GaugeMetricFamily("verifier_jobs", "Jobs by state", labels=["state"])
         for state, count in self._jobs().items():
             jobs.add_metric([state], float(count))
