@@ -2,9 +2,9 @@
 
 Counted here: HTTP requests by route, method and status, their latency, refusals (auth,
 limits), citations decided by status. Read at scrape time from the session and the job
-store: citation checks started and in progress; per source, requests, 429s, retries, failures, cache hits (counters, as
-:class:`~verifier.http.stats.SourceStats` holds them), whether the breaker is open and
-whether the source is paused (gauges); jobs by state.
+store: citation checks started and in progress; per source, requests, 429s, retries,
+failures, cache hits (counters, as :class:`~verifier.http.stats.SourceStats` holds them),
+whether the breaker is open and whether the source is paused (gauges); jobs by state.
 """
 
 from __future__ import annotations
