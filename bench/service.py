@@ -250,17 +250,19 @@ async def kill9_and_sigterm(service: Service, refs: list[str]) -> dict[str, str]
                              headers=AUTH) as response:
             job_id = (await response.json())["id"]
 
-        async def done() -> int:
+        async def view() -> dict[str, Any]:
             async with http.get(f"{service.url}/v1/jobs/{job_id}", headers=AUTH) as r:
-                return int((await r.json())["done"])
+                value: dict[str, Any] = await r.json()
+                return value
 
-        async def until(at_least: int) -> int:
+        async def until(at_least: int, *, ended: bool = False) -> int:
             for _ in range(2400):
-                count = await done()
-                if count >= at_least:
-                    return count
+                job = await view()
+                if job["state"] in ("done", "failed") or (
+                        job["done"] >= at_least and not ended):
+                    return int(job["done"])
                 await asyncio.sleep(0.025)
-            return await done()
+            return int((await view())["done"])
 
         results = service.data_dir / "jobs" / job_id / "results.jsonl"
         await until(100)
@@ -274,7 +276,7 @@ async def kill9_and_sigterm(service: Service, refs: list[str]) -> dict[str, str]
         outcome["sigterm_graceful"] = "ok" if code == 0 and whole_lines else \
             f"exit {code}, whole lines: {whole_lines}"
         await service.start()
-        final = await until(total)
+        final = await until(total, ended=True)
     lines = results.read_bytes().splitlines()
     ids = [orjson.loads(line)["id"] for line in lines]
     whole = before_kill[: before_kill.rfind(b"\n") + 1]

@@ -187,10 +187,13 @@ async def _api(url: str, method: str = "GET", data: bytes | None = None) -> Any:
         return await r.json()
 
 
-async def _wait_done(url: str, job_id: str, at_least: int) -> dict[str, Any]:
+async def _wait_done(url: str, job_id: str, at_least: int, *, final: bool = False
+                     ) -> dict[str, Any]:
+    """The job once ``at_least`` lines are written (and, if ``final``, once it ended)."""
     for _ in range(1200):
         view: dict[str, Any] = await _api(f"{url}/v1/jobs/{job_id}")
-        if view["done"] >= at_least or view["state"] in ("done", "failed"):
+        ended = view["state"] in ("done", "failed", "cancelled")
+        if ended or (view["done"] >= at_least and not final):
             return view
         await asyncio.sleep(0.05)
     raise AssertionError(f"job {job_id} stuck at {view}")
@@ -219,7 +222,7 @@ async def test_sigterm_then_kill_9_mid_job_lose_and_repeat_no_line(tmp_path: Pat
             assert after_kill.startswith(after_term)
 
             child, url = await _start_serve(data_dir, world.url, cache)
-            view = await _wait_done(url, job_id, 400)
+            view = await _wait_done(url, job_id, 400, final=True)
             assert view["state"] == "done" and view["done"] == view["total"] == 400
         finally:
             if child.returncode is None:
