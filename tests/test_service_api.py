@@ -187,6 +187,13 @@ async def test_the_api_needs_a_valid_key_and_the_page_does_not(tmp_path: Path) -
         assert (await get(running, "/v1/sources", key=OTHER_KEY))[0] == 200
         assert (await get(running, "/", key=None))[0] == 200
         assert (await get(running, "/healthz", key=None))[0] == 200
+        status, _, body = await get(running, "/readyz", key=None)
+        assert status == 200 and orjson.loads(body) == {"status": "ready"}
+        status, headers, body = await get(running, "/static/page.js", key=None)
+        assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+        assert b"/v1/citations/check" in body and b"http" not in body.replace(
+            b"application/x-ndjson", b"")  # no request to anywhere else
+        assert (await get(running, "/static/secret.txt", key=None))[0] == 404
 
 
 def test_open_access_is_refused_off_loopback(tmp_path: Path) -> None:
@@ -262,6 +269,12 @@ async def test_cors_is_off_unless_configured(tmp_path: Path) -> None:
         assert headers["Access-Control-Allow-Origin"] == "https://a.example"
         _, headers, _ = await get(running, "/v1/sources", Origin="https://b.example")
         assert "Access-Control-Allow-Origin" not in headers
+        async with aiohttp.ClientSession() as http, http.options(
+                running.url + "/v1/citations/check",
+                headers={"Origin": "https://a.example",
+                         "Access-Control-Request-Method": "POST"}) as preflight:
+            assert preflight.status == 204
+            assert "Authorization" in preflight.headers["Access-Control-Allow-Headers"]
 
 
 async def wait_for_job(running: Running, job_id: str, states: tuple[str, ...] = ("done",),
