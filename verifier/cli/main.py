@@ -78,6 +78,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verifier.citations.formats import FORMATS
 from verifier.citations.inputs import (
     AUTO,
     READERS,
@@ -88,6 +89,7 @@ from verifier.citations.inputs import (
     read_citations,
 )
 from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Report, Status
+from verifier.citations.output_file import FormattedWriter
 from verifier.errors import ConfigError, InputError
 from verifier.http.stats import RunStats
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, VERSION, Settings
@@ -260,6 +262,9 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                             f"retracted,no_trace (known: {', '.join(FAIL_ON_NAMES)})")
     check.add_argument("--deadline", type=_positive_seconds, metavar="SECONDS",
                        help="per-citation deadline in seconds (default 120)")
+    check.add_argument("--format-out", default="jsonl", choices=FORMATS,
+                       help="output format: jsonl (default), csv, bibtex (corrected entries "
+                            "under the input's keys), markdown or html (a report of the run)")
     check.set_defaults(handler=run_check)
 
 
@@ -355,7 +360,8 @@ def run_check(args: argparse.Namespace) -> int:
     """``verifier check``: settings from the environment, then the command line."""
     plan = RunPlan(input_path=args.input, fmt=args.format, output=args.output,
                    resume=args.resume, concurrency=args.concurrency, quiet=args.quiet,
-                   force=args.force, fail_on=args.fail_on)
+                   force=args.force, fail_on=args.fail_on,
+                   format_out=args.format_out)
     plan.validate()
     settings = check_settings(args)
     return run_and_report(plan, lambda run, writer: run.verify_all(settings, writer))
@@ -435,8 +441,12 @@ class RunPlan:
     fail_on: tuple[str, ...] = ()
     """Statuses and flags that make the exit code :data:`EXIT_FAIL_ON`."""
 
+    format_out: str = "jsonl"
+
     def validate(self) -> None:
         """Usage errors that argparse cannot see (raises ConfigError). Touches no file."""
+        if self.resume and self.format_out != "jsonl":
+            raise ConfigError("--resume needs the jsonl output format")
         if self.input_path != STDIN:
             if self.input_path.is_dir():
                 raise ConfigError(f"input {str(self.input_path)!r} is a directory, not a "
@@ -548,14 +558,15 @@ class CheckRun:
         if plan.input_path != STDIN:
             self.total = self._survey().entries
         if plan.output is None:
-            return JsonlWriter.stdout()
+            return _formatted(JsonlWriter.stdout(), plan.format_out)
         if plan.resume:
             self.prior = scan_output(plan.output)
             self.tally.update(self.prior.tally)
             if self.prior.unreadable and not plan.quiet:
                 _error(f"verifier: warning: {self.prior.unreadable} unreadable line(s) in "
                        f"{plan.output}; their citations are checked again")
-        return JsonlWriter.deferred(plan.output, append=plan.resume)
+        return _formatted(JsonlWriter.deferred(plan.output, append=plan.resume),
+                          plan.format_out)
 
     def _survey(self) -> InputSurvey:
         """Read the whole input file once: its counts (as ``survey_input``) and the notices
@@ -741,3 +752,7 @@ def _silence_stdout() -> None:
 
 def _error(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def _formatted(writer: JsonlWriter, format_out: str) -> JsonlWriter:
+    return writer if format_out == "jsonl" else FormattedWriter(writer, format_out)

@@ -214,6 +214,11 @@ class SourceGate:
     def paused_for(self) -> float:
         return max(0.0, self._paused_until - self._loop.time())
 
+    @property
+    def breaker_open(self) -> bool:
+        """True while the circuit breaker keeps the source closed (for metrics)."""
+        return self._loop.time() < self._breaker_open_until
+
     def record_success(self) -> None:
         self._consecutive_failures = 0
 

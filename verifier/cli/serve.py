@@ -1,0 +1,167 @@
+"""``verifier serve``: the HTTP service (API v1, OpenAPI, metrics, the web page).
+
+Settings come from the environment as for ``verifier check`` (``VERIFIER_MAILTO``, keys,
+``VERIFIER_CACHE_DIR`` ...), then the command line. API keys: ``VERIFIER_SERVICE_KEYS``
+(comma-separated) and ``--keys-file FILE``; without any, the API refuses every call unless
+``--open`` is given, which is accepted only on a loopback host. On SIGTERM or SIGINT the
+service stops accepting, stops its jobs (their decided lines written; they resume on the
+next start), gives requests in flight ``--grace`` seconds, then cancels them and exits 0.
+Once listening it prints one JSON line on stdout: ``{"ready": URL, "port": N}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from verifier.errors import ConfigError
+from verifier.settings import SOURCE_NAMES, Settings
+
+from .locations import add_location_arguments, location_pairs
+
+if TYPE_CHECKING:
+    from verifier.service.config import ServiceConfig
+
+KEYS_ENV = "VERIFIER_SERVICE_KEYS"
+DATA_ENV = "VERIFIER_SERVICE_DIR"
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "citation-verifier" / "service"
+
+
+def add_serve_command(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve", help="run the HTTP service (API v1, OpenAPI, metrics, a web page)",
+        description="Serve the citation checks over HTTP: API v1 (/openapi.json), "
+                    "/metrics, and a web page at /. Stops on SIGINT or SIGTERM.")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on "
+                       "(default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any)")
+    serve.add_argument("--keys-file", type=Path, metavar="FILE",
+                       help=f"API keys, one per line (also: {KEYS_ENV}, comma-separated)")
+    serve.add_argument("--open", action="store_true",
+                       help="no API keys needed (only on a loopback --host)")
+    serve.add_argument("--data-dir", type=Path, metavar="DIR",
+                       help=f"where jobs are kept (default: ${DATA_ENV} or "
+                            "~/.local/share/citation-verifier/service)")
+    serve.add_argument("--sources", metavar="LIST",
+                       help=f"comma-separated sources ({','.join(SOURCE_NAMES)})")
+    cache = serve.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", action="store_true", help="no disk cache")
+    cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="disk cache folder")
+    serve.add_argument("--mailto", metavar="ADDR", help="contact address sent to the services")
+    add_location_arguments(serve)
+    serve.add_argument("--max-body-mb", type=float, default=20.0, metavar="MB",
+                       help="largest request body (default 20)")
+    serve.add_argument("--max-batch", type=int, default=1000, metavar="N",
+                       help="most citations in one check request (default 1000)")
+    serve.add_argument("--key-concurrency", type=int, default=8, metavar="N",
+                       help="requests of one key in progress at once (default 8)")
+    serve.add_argument("--key-rate", type=float, default=20.0, metavar="PER_S",
+                       help="requests one key may start per second (default 20, bursts 2x)")
+    serve.add_argument("--concurrency", type=int, default=16, metavar="N",
+                       help="citations of one request or job checked at once (default 16)")
+    serve.add_argument("--job-workers", type=int, default=2, metavar="N",
+                       help="jobs run at once (default 2)")
+    serve.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
+                       help="allow browser calls from ORIGIN (repeatable; '*' for any); "
+                            "off by default")
+    serve.add_argument("--grace", type=float, default=10.0, metavar="SECONDS",
+                       help="on shutdown, time requests in flight get (default 10)")
+    serve.add_argument("--time-scale", type=float, default=1.0, help=argparse.SUPPRESS)
+    serve.add_argument("--quiet", "-q", action="store_true", help="no access log on stderr")
+    serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    serve.set_defaults(handler=run_serve)
+
+
+def serve_settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {"time_scale": args.time_scale}
+    if args.mailto is not None:
+        overrides["mailto"] = args.mailto
+    if args.sources is not None:
+        overrides["sources"] = tuple(s.strip().lower() for s in args.sources.split(",")
+                                     if s.strip())
+    if args.cache_dir is not None:
+        overrides["cache_dir"] = args.cache_dir
+    if args.no_cache:
+        overrides["cache_dir"] = None
+    return Settings.from_env(None, **overrides).with_base_urls(location_pairs(args))
+
+
+def service_keys(args: argparse.Namespace) -> tuple[str, ...]:
+    from verifier.service.config import parse_keys
+
+    text = os.environ.get(KEYS_ENV, "")
+    if args.keys_file is not None:
+        try:
+            text += "\n" + args.keys_file.read_text()
+        except OSError as exc:
+            raise ConfigError(f"--keys-file: {exc.strerror}: {args.keys_file}") from None
+    return parse_keys(text)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from verifier.service.config import ServiceConfig
+
+    if not 0 <= args.port <= 65535:
+        raise ConfigError(f"--port {args.port} is out of range 0..65535")
+    settings = serve_settings(args)
+    keys = service_keys(args)
+    if not keys and not args.open:
+        raise ConfigError(f"no API keys: set {KEYS_ENV} or --keys-file, or give --open on "
+                          "a loopback host")
+    data_dir = args.data_dir or Path(os.environ.get(DATA_ENV) or default_data_dir())
+    config = ServiceConfig(
+        data_dir=data_dir, keys=keys, open_access=args.open, host=args.host,
+        max_body_bytes=int(args.max_body_mb * 1024 * 1024), max_batch=args.max_batch,
+        per_key_concurrency=args.key_concurrency, per_key_rate=args.key_rate,
+        per_key_burst=max(1, int(2 * args.key_rate)), check_concurrency=args.concurrency,
+        job_workers=args.job_workers, cors_origins=tuple(args.cors), grace_s=args.grace)
+    if not args.quiet:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(name)s %(message)s")
+    asyncio.run(serve(settings, config, port=args.port))
+    return 0
+
+
+async def serve(settings: Settings, config: ServiceConfig, *, port: int) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully (see the module docstring)."""
+    from aiohttp import web
+
+    from verifier.service import create_app
+    from verifier.session import Session
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    async with Session(settings) as session:
+        app = create_app(config, session)
+        # Access lines name the request line, status and size: never a header, so never
+        # a key.
+        runner = web.AppRunner(app, handler_cancellation=True,
+                               shutdown_timeout=config.grace_s,
+                               access_log_format='%a "%r" %s %b %Tf')
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, config.host, port)
+            await site.start()
+            bound = runner.addresses[0][1]
+            ready = {"ready": f"http://{config.host}:{bound}", "port": bound}
+            sys.stdout.buffer.write(orjson.dumps(ready, option=orjson.OPT_APPEND_NEWLINE))
+            sys.stdout.flush()
+            await stop.wait()
+        finally:
+            await runner.cleanup()
