@@ -3,7 +3,9 @@
 :class:`PacedClient` is the one way the engine talks to a service, bibliographic database
 or language-model endpoint alike. For one request it:
 
-1. answers from the disk cache when it can (no request sent);
+1. answers from the disk cache when it can (no request sent); entries are keyed on the
+   service's base URL as well, so a stand-in's answers are never served as the real
+   service's;
 2. joins an identical request already in flight instead of sending another; each waiter
    is bounded by its own deadline, and a waiter whose deadline outlives a flight that ran
    out of time asks again;
@@ -186,7 +188,7 @@ class PacedClient:
     ) -> Fetched[T] | None:
         if self._cache is None or not self._cache_policy.read:
             return None
-        response = await self._cache.get(self.name, key)
+        response = await self._cache.get(self.name, key, origin=self.base_url)
         if response is None:
             return None
         try:
@@ -286,7 +288,7 @@ class PacedClient:
         if self._cache is None:
             return
         ttl = self._cache_policy.positive_ttl_s if positive else self._cache_policy.negative_ttl_s
-        await self._cache.put(self.name, key, response, ttl)
+        await self._cache.put(self.name, key, response, ttl, origin=self.base_url)
 
     def __repr__(self) -> str:
         return f"<PacedClient {self.name} {self.base_url} flights={len(self._flights)}>"
