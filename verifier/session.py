@@ -53,6 +53,8 @@ class Session:
     ) -> None:
         self.settings = settings
         self.stats = stats if stats is not None else RunStats()
+        self.stats.secrets = tuple(
+            {*self.stats.secrets, *(key for key in settings.api_keys.values() if key)})
         self.policies = PolicyTable.for_settings(settings, policies)
         self.unavailable: dict[str, str] = {}
         self.cache: ResponseCache | None = None

@@ -14,6 +14,7 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from adapters import adapter_for
@@ -189,9 +190,22 @@ class CitationChecker:
             n: r for n, r in self._unavailable.items() if n in options.sources
         }
         results.update(main.results())
+        book_check = _book_check(book) if book is not None else None
+        if book_check is not None:
+            book_check = replace(book_check, sources=self._redacted(book_check.sources))
         return report_from_results(
-            item, citation, results, main.flags, independence=options.independence,
-            elapsed=elapsed, book=_book_check(book) if book is not None else None)
+            item, citation, self._redacted(results), main.flags,
+            independence=options.independence, elapsed=elapsed, book=book_check)
+
+    def _redacted(self, results: Mapping[str, SourceResult]) -> dict[str, SourceResult]:
+        """``results`` with no credential in an error or reason: the last line of defence
+        before a report is written (errors are redacted where they are made, too)."""
+        redact = self.stats.redact
+        return {
+            name: replace(result, error=result.error and redact(result.error),
+                          reason=result.reason and redact(result.reason))
+            for name, result in results.items()
+        }
 
 
 RETRACTED_FLAG = "retracted"

@@ -49,10 +49,17 @@ from verifier.errors import (
 from .cache import ResponseCache
 from .gate import SourceGate
 from .policy import RateHint
+from .redact import redact
 from .retry import backoff_delay, parse_retry_after
 from .transport import HttpRequest, HttpResponse, Transport
 
 T = TypeVar("T")
+
+
+def _redact_error(exc: SourceError, secrets: tuple[str, ...]) -> None:
+    """Redact ``exc``'s message in place (an adapter may quote a body that echoes a key)."""
+    if exc.args and isinstance(exc.args[0], str):
+        exc.args = (redact(exc.args[0], secrets), *exc.args[1:])
 
 
 class ResponseReader(Protocol[T]):
@@ -132,7 +139,17 @@ class PacedClient:
     async def fetch(
         self, request: HttpRequest, deadline: float, reader: ResponseReader[T]
     ) -> Fetched[T]:
-        """``reader``'s value for ``request``; raises SourceError."""
+        """``reader``'s value for ``request``; raises SourceError, whose text never holds
+        a credential (:func:`~verifier.http.redact.redact`, with the request's keys)."""
+        try:
+            return await self._fetch_shared(request, deadline, reader)
+        except SourceError as exc:
+            _redact_error(exc, request.secrets())
+            raise
+
+    async def _fetch_shared(
+        self, request: HttpRequest, deadline: float, reader: ResponseReader[T]
+    ) -> Fetched[T]:
         key = request.cache_key()
         cached = await self._from_cache(request, key, reader)
         if cached is not None:
