@@ -108,7 +108,7 @@ class Session:
             self._clients[name] = PacedClient(
                 name,
                 base_url=settings.base_urls[name],
-                gate=SourceGate(name, policy, self.stats.source(name)),
+                gate=SourceGate(name, policy, self.stats.source(name), self.stats.notice),
                 transport=transport,
                 cache=self.cache,
                 cache_policy=cache_policy,

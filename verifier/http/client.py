@@ -234,7 +234,10 @@ class PacedClient:
                 if isinstance(exc, TransportError):
                     sent += 1
             except (UnexpectedStatus, DeadlineExceeded, CircuitOpen, BudgetSpent) as exc:
-                # None is helped by trying again now, and none says the service is unwell.
+                # None is helped by trying again now. Only a refusal (401, 403: a bad key,
+                # a block) says the service will not serve us: that counts to the breaker.
+                if isinstance(exc, UnexpectedStatus) and exc.http_status in (401, 403):
+                    self.gate.record_failure(exc)
                 stats.failures += 1
                 exc.requests = sent
                 raise

@@ -20,7 +20,7 @@ on a source that cannot serve it in time.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from aiolimiter import AsyncLimiter
@@ -29,6 +29,11 @@ from verifier.errors import BudgetSpent, CircuitOpen, DeadlineExceeded, FailureK
 
 from .policy import RateClass, RateHint, SourcePolicy
 from .stats import SourceStats
+
+
+def _without_name(message: str, name: str) -> str:
+    prefix = f"{name}: "
+    return message[len(prefix):] if message.startswith(prefix) else message
 
 
 class ConcurrencyLimit:
@@ -77,10 +82,19 @@ def _spacing_limiter(rate_class: RateClass) -> AsyncLimiter:
 class SourceGate:
     """Pacing and health of one source, shared by every citation of the run."""
 
-    def __init__(self, name: str, policy: SourcePolicy, stats: SourceStats) -> None:
+    def __init__(
+        self,
+        name: str,
+        policy: SourcePolicy,
+        stats: SourceStats,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        """``notice`` is told, once per outage, that the source is down and why (the
+        session passes :meth:`RunStats.notice <verifier.http.stats.RunStats.notice>`)."""
         self.name = name
         self.policy = policy
         self.stats = stats
+        self._notice = notice
         loop = asyncio.get_running_loop()
         self._loop = loop
         self._source_limit = ConcurrencyLimit(policy.max_concurrency)
@@ -92,6 +106,14 @@ class SourceGate:
         self._consecutive_failures = 0
         self._breaker_open_until = 0.0
         self._breaker_cause = FailureKind.ERROR
+        self._first_cause = ""
+        """The first failure of the current run of failures, in words: what a user needs
+        to know about a down source (not "circuit open")."""
+        self._openings = 0
+        """Times the breaker opened since the last success: from the second on (a probe
+        after a rest failed too), the source is down and requests fail at once."""
+        self._budget_until = 0.0
+        self._budget_message = ""
         self._spent = 0.0
         self._weighted = (
             AsyncLimiter(policy.weighted.rate, policy.weighted.period_s)
@@ -184,14 +206,12 @@ class SourceGate:
             until = max(self._paused_until, self._breaker_open_until)
             if now >= until:
                 break
+            breaker = self._breaker_open_until >= self._paused_until
+            if breaker and (self._openings > 1 or until > deadline):
+                # Down (a probe after a rest failed too), or resting past the deadline:
+                # fail now, with the real cause, rather than make each citation wait.
+                raise CircuitOpen(self._down_message(now), self._breaker_cause)
             if until > deadline:
-                if self._breaker_open_until >= self._paused_until:
-                    raise CircuitOpen(
-                        f"{self.name}: circuit open for {self._breaker_open_until - now:.1f}s "
-                        f"more after {self.policy.breaker_threshold} failures in a row, "
-                        "past the deadline",
-                        self._breaker_cause,
-                    )
                 raise DeadlineExceeded(
                     f"{self.name}: paused for {self._paused_until - now:.1f}s, past the deadline",
                     self._pause_cause,
@@ -216,14 +236,38 @@ class SourceGate:
 
     def record_success(self) -> None:
         self._consecutive_failures = 0
+        self._openings = 0
+        self._first_cause = ""
 
     def record_failure(self, error: SourceError) -> None:
+        """Count one failed request; the breaker opens after the policy's threshold in a
+        row. The first failure of the run is kept as the cause every later failure of
+        the source reports."""
+        if self._consecutive_failures == 0 or not self._first_cause:
+            self._first_cause = _without_name(str(error), self.name)
         self._consecutive_failures += 1
-        if self._consecutive_failures >= self.policy.breaker_threshold:
-            self._breaker_open_until = self._loop.time() + self.policy.breaker_cooldown_s
-            self._breaker_cause = error.kind
-            # Half-open after the cooldown: the next failure re-opens it at once.
-            self._consecutive_failures = self.policy.breaker_threshold - 1
+        if self._consecutive_failures < self.policy.breaker_threshold:
+            return
+        now = self._loop.time()
+        if now >= self._breaker_open_until:  # not already open (concurrent failures)
+            self._openings += 1
+        self._breaker_open_until = now + self.policy.breaker_cooldown_s
+        self._breaker_cause = error.kind
+        # Half-open after the cooldown: the next failure re-opens it at once.
+        self._consecutive_failures = self.policy.breaker_threshold - 1
+        if self._notice is not None:
+            self._notice(
+                f"{self.name}: not answering: {self._first_cause}. It is rested and tried "
+                f"again every {self.policy.breaker_cooldown_s:g}s; meanwhile its results "
+                "are errors (never misses)"
+            )
+
+    def _down_message(self, now: float) -> str:
+        return (
+            f"{self.name}: {self._first_cause or 'failing'} (circuit open after "
+            f"{self.policy.breaker_threshold} failures in a row; next try in "
+            f"{max(0.0, self._breaker_open_until - now):.0f}s)"
+        )
 
     def apply_hint(self, hint: RateHint) -> None:
         """Slow down to what the service says it allows; never speed up past the policy."""
