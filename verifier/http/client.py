@@ -286,6 +286,9 @@ class PacedClient:
         if hint is not None:
             self.gate.apply_hint(hint)
         if response.status == 429:
+            spent = self.gate.budget_message
+            if spent is not None:
+                raise BudgetSpent(spent)  # not throttling: no retry, no pause, no miss
             self._throttled(response)
         if response.status >= 500:
             raise ServerError(f"{self.name}: HTTP {response.status}", response.status)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 
 from aiolimiter import AsyncLimiter
 
@@ -189,6 +190,9 @@ class SourceGate:
         budget = self.policy.daily_budget
         if budget is None or cost <= 0:
             return
+        if self._loop.time() < self._budget_until:
+            self.stats.paused = True
+            raise BudgetSpent(self._budget_message)
         if self._spent + cost > budget:
             hint = f"; {self.policy.budget_hint}" if self.policy.budget_hint else ""
             message = f"{self.name}: daily budget of {budget:g} spent in this run{hint}"
@@ -284,7 +288,31 @@ class SourceGate:
             if hint.concurrency:
                 self._class_limits[name].lower_to(hint.concurrency)
         if hint.remaining is not None and hint.remaining <= 0 and hint.reset_s:
-            self.pause(hint.reset_s)
+            if self.policy.daily_budget is not None:
+                self.budget_spent(hint.reset_s)
+            else:
+                self.pause(hint.reset_s)
+
+    def budget_spent(self, reset_s: float) -> None:
+        """The service says the daily budget is spent (by this run or an earlier process)
+        for ``reset_s`` more seconds: requests that cost budget are not sent until then,
+        each failing with one and the same :class:`BudgetSpent` text, "daily budget spent
+        until <time> UTC"."""
+        until = self._loop.time() + reset_s
+        if until <= self._budget_until:
+            return
+        self._budget_until = until
+        when = datetime.now(UTC) + timedelta(seconds=reset_s)
+        hint = f"; {self.policy.budget_hint}" if self.policy.budget_hint else ""
+        self._budget_message = (
+            f"{self.name}: daily budget spent until {when:%Y-%m-%d %H:%M} UTC "
+            f"(the service says so){hint}"
+        )
+
+    @property
+    def budget_message(self) -> str | None:
+        """Why budgeted requests are not sent now, or None while the budget lasts."""
+        return self._budget_message if self._loop.time() < self._budget_until else None
 
     def class_of(self, request_class: str) -> str:
         """The policy class a request of ``request_class`` is paced under."""
