@@ -47,6 +47,7 @@ from verifier.errors import (
 )
 
 from .cache import ResponseCache
+from .deadline import Deadline, as_deadline
 from .gate import SourceGate
 from .policy import RateHint
 from .redact import redact
@@ -103,7 +104,7 @@ class _Flight(Generic[T]):
 
     __slots__ = ("deadline", "task", "waiters")
 
-    def __init__(self, task: asyncio.Task[Fetched[T]], deadline: float) -> None:
+    def __init__(self, task: asyncio.Task[Fetched[T]], deadline: Deadline) -> None:
         self.task = task
         self.waiters = 0
         self.deadline = deadline
@@ -137,18 +138,23 @@ class PacedClient:
         self._loop = asyncio.get_running_loop()
 
     async def fetch(
-        self, request: HttpRequest, deadline: float, reader: ResponseReader[T]
+        self, request: HttpRequest, deadline: float | Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
         """``reader``'s value for ``request``; raises SourceError, whose text never holds
-        a credential (:func:`~verifier.http.redact.redact`, with the request's keys)."""
+        a credential (:func:`~verifier.http.redact.redact`, with the request's keys).
+
+        ``deadline`` is a loop time, or a :class:`~verifier.http.deadline.Deadline` whose
+        clock stops while the request only queues for our own limits."""
+        due = as_deadline(deadline)
         try:
-            return await self._fetch_shared(request, deadline, reader)
+            with due.request():
+                return await self._fetch_shared(request, due, reader)
         except SourceError as exc:
             _redact_error(exc, request.secrets())
             raise
 
     async def _fetch_shared(
-        self, request: HttpRequest, deadline: float, reader: ResponseReader[T]
+        self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
         key = request.cache_key()
         cached = await self._from_cache(request, key, reader)
@@ -168,7 +174,8 @@ class PacedClient:
                 answer = await self._wait(flight, deadline)
             except SourceError as exc:
                 if (joined and exc.kind is FailureKind.TIMED_OUT
-                        and flight.deadline < deadline and self._loop.time() < deadline):
+                        and flight.deadline.when < deadline.when
+                        and self._loop.time() < deadline.when):
                     continue  # the flight ran out of its first caller's time, not ours
                 raise
             if joined:
@@ -181,12 +188,12 @@ class PacedClient:
 
         return forget
 
-    async def _wait(self, flight: _Flight[T], deadline: float) -> Fetched[T]:
+    async def _wait(self, flight: _Flight[T], deadline: Deadline) -> Fetched[T]:
         flight.waiters += 1
         try:
-            if deadline < flight.deadline:
+            if deadline.when < flight.deadline.when:
                 try:
-                    async with asyncio.timeout_at(deadline):
+                    async with asyncio.timeout_at(deadline.when):
                         return await asyncio.shield(flight.task)
                 except TimeoutError:
                     raise DeadlineExceeded(
@@ -216,7 +223,7 @@ class PacedClient:
         return Fetched(value, response, 0, True)
 
     async def _fetch(
-        self, request: HttpRequest, key: str, deadline: float, reader: ResponseReader[T]
+        self, request: HttpRequest, key: str, deadline: Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
         policy = self.gate.policy
         stats = self.gate.stats
@@ -252,19 +259,21 @@ class PacedClient:
             if attempt == 1:
                 # Retries get the service's budget, counted from the first failure: the
                 # time spent queueing for our own rate limit before it does not count.
-                deadline = min(deadline, self._loop.time() + policy.source_budget_s)
+                # From here on the deadline is fixed: queueing for a retry counts.
+                deadline = Deadline.fixed(
+                    min(deadline.when, self._loop.time() + policy.source_budget_s))
             delay = backoff_delay(policy, attempt, failure, self.gate.paused_for(), self._rng)
-            if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline:
+            if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline.when:
                 stats.failures += 1
                 failure.requests = sent
                 raise failure
             stats.retries += 1
             await asyncio.sleep(delay)
 
-    async def _send(self, request: HttpRequest, deadline: float) -> HttpResponse:
+    async def _send(self, request: HttpRequest, deadline: Deadline) -> HttpResponse:
         async with self.gate.slot(request.request_class, deadline, request.cost,
                                   request.weight):
-            remaining = deadline - self._loop.time()
+            remaining = deadline.when - self._loop.time()
             if remaining <= 0:
                 raise DeadlineExceeded(f"{self.name}: deadline reached before sending")
             stats = self.gate.stats

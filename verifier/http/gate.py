@@ -20,7 +20,7 @@ on a source that cannot serve it in time.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
@@ -28,6 +28,7 @@ from aiolimiter import AsyncLimiter
 
 from verifier.errors import BudgetSpent, CircuitOpen, DeadlineExceeded, FailureKind, SourceError
 
+from .deadline import Deadline, as_deadline
 from .policy import RateClass, RateHint, SourcePolicy
 from .stats import SourceStats
 
@@ -125,55 +126,54 @@ class SourceGate:
 
     @asynccontextmanager
     async def slot(
-        self, request_class: str, deadline: float, cost: float = 0.0, weight: float = 0.0
+        self, request_class: str, deadline: float | Deadline, cost: float = 0.0,
+        weight: float = 0.0,
     ) -> AsyncIterator[None]:
         """Hold a send slot for one request of ``request_class``; raises a SourceError
         (``CircuitOpen``, ``DeadlineExceeded``, ``BudgetSpent``) instead of waiting past
-        ``deadline`` or spending past the daily budget."""
+        ``deadline`` or spending past the daily budget.
+
+        Waiting for our own limits (concurrency slots, rate tokens, the weighted bucket)
+        stops the clock of a :class:`~verifier.http.deadline.Deadline` and is not bounded
+        by it (its owner's scope still is); a fixed deadline (a loop time) bounds every
+        wait. A pause or an open breaker is waited out only if it ends before the
+        deadline."""
         name = self.class_of(request_class)
+        due = as_deadline(deadline)
         self._charge(cost)
-        await self._wait_for_pause(deadline)
+        await self._wait_for_pause(due)
+        await self._own_wait(due, self._source_limit.acquire(), "no free slot")
         try:
-            async with asyncio.timeout_at(deadline):
-                await self._source_limit.acquire()
-        except TimeoutError:
-            raise DeadlineExceeded(f"{self.name}: no free slot before the deadline") from None
-        try:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    await self._class_limits[name].acquire()
-            except TimeoutError:
-                raise DeadlineExceeded(f"{self.name}: no free slot before the deadline") from None
+            await self._own_wait(due, self._class_limits[name].acquire(), "no free slot")
             try:
                 while True:
                     limiter = self._limiters[name]
-                    try:
-                        async with asyncio.timeout_at(deadline):
-                            await limiter.acquire()
-                    except TimeoutError:
-                        raise DeadlineExceeded(
-                            f"{self.name}: rate limit leaves no time before the deadline"
-                        ) from None
+                    await self._own_wait(due, limiter.acquire(), "rate limit leaves no time")
                     # While we queued, a 429 may have paused the source, its breaker may
                     # have opened, or rate headers may have slowed it down: then queue
                     # again under the new terms.
                     if self._loop.time() < max(self._paused_until, self._breaker_open_until):
-                        await self._wait_for_pause(deadline)
+                        await self._wait_for_pause(due)
                     elif limiter is self._limiters[name]:
                         break
                 if self._weighted is not None and weight > 0:
-                    try:
-                        async with asyncio.timeout_at(deadline):
-                            await self._weighted.acquire(min(weight, self._weighted.max_rate))
-                    except TimeoutError:
-                        raise DeadlineExceeded(
-                            f"{self.name}: weighted limit leaves no time before the deadline"
-                        ) from None
+                    await self._own_wait(
+                        due, self._weighted.acquire(min(weight, self._weighted.max_rate)),
+                        "weighted limit leaves no time")
                 yield
             finally:
                 await self._class_limits[name].release()
         finally:
             await self._source_limit.release()
+
+    async def _own_wait(self, deadline: Deadline, wait: Awaitable[object], what: str) -> None:
+        """Wait for one of our own limits, the deadline's clock stopped meanwhile."""
+        with deadline.queued():
+            try:
+                async with asyncio.timeout_at(deadline.when if deadline.is_fixed else None):
+                    await wait
+            except TimeoutError:
+                raise DeadlineExceeded(f"{self.name}: {what} before the deadline") from None
 
     async def charge(self, weight: float) -> None:
         """Take ``weight`` more from the weighted bucket (a service reported using more
@@ -200,7 +200,7 @@ class SourceGate:
             raise BudgetSpent(message)
         self._spent += cost
 
-    async def _wait_for_pause(self, deadline: float) -> None:
+    async def _wait_for_pause(self, deadline: Deadline) -> None:
         """Wait out a pause of the whole source or an open breaker, if that fits the
         deadline; otherwise fail at once (``CircuitOpen``, or ``DeadlineExceeded`` with
         the pause's cause)."""
@@ -211,11 +211,11 @@ class SourceGate:
             if now >= until:
                 break
             breaker = self._breaker_open_until >= self._paused_until
-            if breaker and (self._openings > 1 or until > deadline):
+            if breaker and (self._openings > 1 or until > deadline.when):
                 # Down (a probe after a rest failed too), or resting past the deadline:
                 # fail now, with the real cause, rather than make each citation wait.
                 raise CircuitOpen(self._down_message(now), self._breaker_cause)
-            if until > deadline:
+            if until > deadline.when:
                 raise DeadlineExceeded(
                     f"{self.name}: paused for {self._paused_until - now:.1f}s, past the deadline",
                     self._pause_cause,
