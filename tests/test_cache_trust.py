@@ -150,3 +150,21 @@ async def test_a_cache_that_fails_in_use_is_given_up_after_one_notice(tmp_path: 
         notices = list(session.stats.notices)
     assert_one_cache_notice(notices, "locked")
     assert len(transport.sent) == 3
+
+
+def test_the_demo_and_the_benchmarks_never_use_the_users_default_cache(tmp_path: Path) -> None:
+    """The world's answers stay out of the user's cache: the demo and the benchmarks
+    name their own folders (the origin in the key is the second line of defence)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from walters_wilder import engine_settings
+
+    from verifier.cli.main import demo_settings
+    from verifier.settings import default_cache_dir
+
+    demo = demo_settings({"crossref": "http://127.0.0.1:9/crossref"}, tmp_path / "demo")
+    bench = engine_settings({}, keyless=False, time_scale=1.0, cache_dir=tmp_path / "b",
+                            independence="distinct")
+    assert demo.cache_dir == tmp_path / "demo" and bench.cache_dir == tmp_path / "b"
+    assert default_cache_dir() not in (demo.cache_dir, bench.cache_dir)
