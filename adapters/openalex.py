@@ -128,7 +128,7 @@ class OpenAlexAdapter(SourceAdapter):
         remaining = header_number(response.header("x-ratelimit-remaining"))
         reset = header_number(response.header("x-ratelimit-reset"))
         if remaining is None and reset is None:
-            return None
+            return _budget_body_hint(response)
         required = header_number(response.header("x-ratelimit-credits-required"))
         if remaining is not None and required is not None and remaining < required:
             remaining = 0.0  # credits left, but fewer than a call costs: the budget is spent
@@ -254,3 +254,19 @@ def _policy(who: Identification) -> SourcePolicy:
 
 SERVICE = ServiceDeclaration("openalex", "https://api.openalex.org", "OPENALEX_API_KEY", _policy)
 """The service's one declaration: name, base URL, key variable, published limits."""
+
+
+def _budget_body_hint(response: HttpResponse) -> RateHint | None:
+    """A 429 whose JSON body says the daily budget is spent ("Insufficient budget",
+    ``retryAfter`` seconds to midnight UTC), when no rate headers came with it."""
+    if response.status != 429 or b"Insufficient budget" not in response.body:
+        return None
+    try:
+        body = json_body(response, "openalex")
+    except MalformedResponse:
+        return None
+    retry = body.get("retryAfter") if isinstance(body, dict) else None
+    reset = retry if isinstance(retry, int | float) and not isinstance(retry, bool) else None
+    if reset is None:
+        reset = header_number(response.header("retry-after"))
+    return RateHint(remaining=0.0, reset_s=float(reset) if reset is not None else None)

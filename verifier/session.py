@@ -4,7 +4,9 @@ A :class:`Session` is opened once per event loop (``async with Session(settings)
 owns, until it closes:
 
 - one HTTP transport (:class:`~verifier.http.transport.AiohttpTransport` unless given);
-- the disk cache of raw responses (opened and closed off the loop);
+- the disk cache of raw responses (opened and closed off the loop). A cache that cannot
+  be opened, or fails in use (corrupt, read-only, locked), is reported once as a notice
+  in ``stats`` and the session runs without it;
 - one :class:`~verifier.http.client.PacedClient` per declared service, with its gate:
   its pause, breaker, concurrency, rate and budget state.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
+from pathlib import Path
 from types import TracebackType
 
 from .errors import ConfigError
@@ -50,6 +53,8 @@ class Session:
     ) -> None:
         self.settings = settings
         self.stats = stats if stats is not None else RunStats()
+        self.stats.secrets = tuple(
+            {*self.stats.secrets, *(key for key in settings.api_keys.values() if key)})
         self.policies = PolicyTable.for_settings(settings, policies)
         self.unavailable: dict[str, str] = {}
         self.cache: ResponseCache | None = None
@@ -70,7 +75,7 @@ class Session:
             self._transport = await stack.enter_async_context(transport)
             stack.callback(self._forget)
             if self.settings.cache_dir is not None:
-                self.cache = await asyncio.to_thread(ResponseCache, self.settings.cache_dir)
+                self.cache = await self._open_cache(self.settings.cache_dir)
                 stack.push_async_callback(self._close_cache)
             self._open_clients(self._transport)
             self._stack = stack.pop_all()
@@ -103,11 +108,30 @@ class Session:
             self._clients[name] = PacedClient(
                 name,
                 base_url=settings.base_urls[name],
-                gate=SourceGate(name, policy, self.stats.source(name)),
+                gate=SourceGate(name, policy, self.stats.source(name), self.stats.notice),
                 transport=transport,
                 cache=self.cache,
                 cache_policy=cache_policy,
             )
+
+    async def _open_cache(self, directory: Path) -> ResponseCache | None:
+        """The disk cache, or None (with one notice saying why and what to do) when it
+        cannot be opened: the cache is an optimisation, never a reason to stop."""
+        loop = asyncio.get_running_loop()
+
+        def failed(message: str) -> None:  # on the cache's worker thread
+            loop.call_soon_threadsafe(self.stats.notice, message)
+
+        try:
+            return await asyncio.to_thread(ResponseCache, directory, on_failure=failed)
+        except ConfigError as exc:
+            self.stats.notice(
+                f"cache: not used this run: {exc}. The run goes on without it (slower; "
+                "nothing is lost). Fix: close the other program using the folder, or "
+                "remove the folder, or choose another one (--cache-dir DIR or "
+                "VERIFIER_CACHE_DIR), or run with --no-cache."
+            )
+            return None
 
     async def _close_cache(self) -> None:
         cache, self.cache = self.cache, None

@@ -10,16 +10,17 @@ holds. Every source failure becomes a value in the report; only bugs propagate.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from adapters import adapter_for
 from adapters.base import Identity, SourceAdapter
 from verifier.concurrency import map_bounded
 from verifier.errors import ConfigError
+from verifier.http.deadline import Deadline
 from verifier.options import CheckOptions, ResolvedOptions, Strategy
 
 from .corrections import correction_from_results
@@ -129,9 +130,10 @@ class CitationChecker:
     # -- one citation ------------------------------------------------------------------------
 
     async def _check(self, item: CitationInput, options: ResolvedOptions) -> Report:
-        loop = asyncio.get_running_loop()
         started = time.perf_counter()
-        deadline = loop.time() + options.deadline_s
+        # The deadline's clock stops while the citation only queues for our own rate
+        # limits: a long queue (a large --concurrency) never makes it inconclusive.
+        deadline = Deadline(options.deadline_s)
         citation = item.fields if item.fields is not None else parse_citation(item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
@@ -140,7 +142,7 @@ class CitationChecker:
                        independence=options.independence)
         book: PlanRun | None = None
         try:
-            async with asyncio.timeout_at(deadline + _DEADLINE_GRACE_S):
+            async with deadline.scope(_DEADLINE_GRACE_S):
                 if options.strategy is Strategy.ALL_AT_ONCE:
                     steps = tuple(PlanStep(s, kind) for s in clients for kind in StepKind)
                     await main.run(SourcePlan(steps, ()), needed=1, width=len(steps))
@@ -189,9 +191,22 @@ class CitationChecker:
             n: r for n, r in self._unavailable.items() if n in options.sources
         }
         results.update(main.results())
+        book_check = _book_check(book) if book is not None else None
+        if book_check is not None:
+            book_check = replace(book_check, sources=self._redacted(book_check.sources))
         return report_from_results(
-            item, citation, results, main.flags, independence=options.independence,
-            elapsed=elapsed, book=_book_check(book) if book is not None else None)
+            item, citation, self._redacted(results), main.flags,
+            independence=options.independence, elapsed=elapsed, book=book_check)
+
+    def _redacted(self, results: Mapping[str, SourceResult]) -> dict[str, SourceResult]:
+        """``results`` with no credential in an error or reason: the last line of defence
+        before a report is written (errors are redacted where they are made, too)."""
+        redact = self.stats.redact
+        return {
+            name: replace(result, error=result.error and redact(result.error),
+                          reason=result.reason and redact(result.reason))
+            for name, result in results.items()
+        }
 
 
 RETRACTED_FLAG = "retracted"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from verifier.concurrency import run_until
 from verifier.errors import SourceError
+from verifier.http.deadline import Deadline
 from verifier.http.stats import RunStats
 
 from .matching import best_candidate, is_title_by_other_authors
@@ -108,7 +109,7 @@ class PlanRun:
         clients: Mapping[str, SourceClient],
         stats: RunStats,
         *,
-        deadline: float,
+        deadline: float | Deadline,
         independence: str,
     ) -> None:
         self.citation = citation

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from adapters.base import Identity, SourceAdapter
 from verifier.errors import SourceError
 from verifier.http.client import PacedClient
+from verifier.http.deadline import Deadline
 from verifier.http.policy import RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
 
@@ -70,7 +71,7 @@ class SourceClient:
         self.identity = identity
         self.reader = AdapterReader(adapter)
 
-    async def query(self, request: HttpRequest, deadline: float) -> QueryResult:
+    async def query(self, request: HttpRequest, deadline: float | Deadline) -> QueryResult:
         """Records for ``request`` (best first, ``[]`` for "not found"); raises SourceError.
 
         When the adapter asks for a follow-up, it is made here, through the same cache and

@@ -8,9 +8,17 @@ cache. Each entry is stored as bytes, never as a pickle::
     | header length N     |  "headers": {str: str}} (N bytes)  |          |
     +---------------------+------------------------------------+----------+
 
-Keys are ``f"v{format_version}:{source}:{request_key}"``: a change of this format bumps
-:data:`CACHE_FORMAT_VERSION`, so new code never reads old entries (they age out or are
-culled under the size limit); nothing is wiped.
+Keys are ``f"v{format_version}:{source}:{origin} {request_key}"``, where ``origin`` is the
+normalised base URL the answer came from: the same request to the offline world and to
+the real service are two entries, never one (a space cannot occur in a URL, so the pair
+cannot blur). A change of this layout bumps :data:`CACHE_FORMAT_VERSION`, so new code
+never reads old entries (they age out or are culled under the size limit); nothing is
+wiped.
+
+The cache is an optimisation: storage that cannot be opened raises
+:class:`~verifier.errors.ConfigError` (the session turns that into one notice and runs
+without a cache), and storage that fails in use (locked, corrupt, read-only, full) is
+reported once through ``on_failure`` and not touched again by that instance.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import diskcache
 import orjson
@@ -40,10 +49,16 @@ __all__ = [
     "ResponseCache",
     "decode_response",
     "encode_response",
+    "normalise_origin",
 ]
 
-CACHE_FORMAT_VERSION = 1
-"""Version of the stored entry layout; part of every key."""
+CACHE_FORMAT_VERSION = 2
+"""Version of the stored entry layout; part of every key. 2: keys carry the origin (the
+base URL the answer came from)."""
+
+LOCK_TIMEOUT_S = 2.0
+"""How long one cache operation waits for a lock held by another process before the
+storage counts as failed (SQLite's busy timeout; diskcache's default is a minute)."""
 
 _LENGTH_BYTES = 4
 _T = TypeVar("_T")
@@ -94,6 +109,27 @@ class CacheStats:
     """Reads and writes dropped because the storage failed (logged, never raised)."""
 
 
+def normalise_origin(base_url: str) -> str:
+    """``base_url`` as the cache keys it: scheme and host lower-cased, no trailing slash,
+    no query (so no credential can reach a key)."""
+    parts = urlsplit(base_url.strip())
+    return urlunsplit(
+        (parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), "", "")
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    """A storage failure in words a user can act on."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, diskcache.Timeout) or "locked" in text:
+        return f"the cache is locked by another process ({text})"
+    if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
+        return f"the cache file is corrupt ({text})"
+    if isinstance(exc, PermissionError) or "readonly" in text or "read-only" in text:
+        return f"the cache folder is not writable ({text})"
+    return text
+
+
 def encode_response(response: HttpResponse) -> bytes:
     """The stored form of ``response``: length prefix, orjson header, raw body."""
     header = orjson.dumps({"status": response.status, "headers": dict(response.headers)})
@@ -136,11 +172,17 @@ class ResponseCache:
     - ``get`` returns ``None`` on a miss, on an expired entry, and on an entry it cannot
       decode (which it deletes). It never raises for what it finds on disk.
     - The cache is an optimisation, never a source of truth: when the storage itself
-      fails (disk full, database locked for too long) a read is a miss and a write is
-      dropped, with a logged warning. Using the cache after :meth:`close` is a bug and
+      fails (disk full, database locked for longer than :data:`LOCK_TIMEOUT_S`, a file
+      that is not a database, a read-only folder) the read is a miss, the write is
+      dropped, ``on_failure`` is called once with the reason and the fix (from the
+      worker thread), and the instance leaves the storage alone from then on: every
+      later read is a miss and every write is dropped, so a broken cache costs one
+      timeout, not one per request. Using the cache after :meth:`close` is a bug and
       raises ``RuntimeError``; a bad directory at opening raises
       :class:`~verifier.errors.ConfigError`.
-    - ``source`` must not contain ``":"`` (it delimits the key); ``request_key`` is
+    - ``source`` must not contain ``":"`` (it delimits the key); ``origin`` is the base
+      URL the response came from (normalised here: scheme and host lower-cased, no
+      trailing slash); ``request_key`` is
       :meth:`HttpRequest.cache_key() <verifier.transport.HttpRequest.cache_key>`.
     - Entries written under another ``format_version`` are invisible.
 
@@ -156,9 +198,11 @@ class ResponseCache:
         "_corrupt",
         "_directory",
         "_executor",
+        "_failed",
         "_format_version",
         "_hits",
         "_misses",
+        "_on_failure",
         "_storage_errors",
         "_stores",
     )
@@ -169,35 +213,61 @@ class ResponseCache:
         *,
         size_limit_bytes: int = 2**30,
         format_version: int = CACHE_FORMAT_VERSION,
+        on_failure: Callable[[str], None] | None = None,
+        lock_timeout_s: float = LOCK_TIMEOUT_S,
     ) -> None:
         """Open (creating if needed) the cache in ``directory``.
 
         ``size_limit_bytes`` caps the directory; past it the oldest-stored entries are
         culled. ``format_version`` exists for tests and migrations; leave the default.
+        ``on_failure`` is told, once, when the storage fails in use (see the class
+        contract); it is called on the cache's worker thread.
         """
         if size_limit_bytes <= 0:
             raise ValueError(f"size_limit_bytes must be positive, not {size_limit_bytes}")
         self._directory = Path(directory)
         self._format_version = format_version
         self._hits = self._misses = self._stores = self._corrupt = self._storage_errors = 0
+        self._on_failure = on_failure
+        self._failed: str | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-cache")
         self._closed = False
         try:
-            self._cache: Any = self._executor.submit(self._open, size_limit_bytes).result()
+            self._cache: Any = self._executor.submit(
+                self._open, size_limit_bytes, lock_timeout_s).result()
         except BaseException as exc:
             self._closed = True
             self._executor.shutdown(wait=True)
             if isinstance(exc, _STORAGE_ERRORS):
                 raise ConfigError(
-                    f"cannot open the response cache at {self._directory}: {exc}"
+                    f"cannot open the response cache at {self._directory}: {_reason(exc)}"
                 ) from exc
             raise
 
-    def _open(self, size_limit_bytes: int) -> Any:
+    def _open(self, size_limit_bytes: int, lock_timeout_s: float) -> Any:
         self._directory.mkdir(parents=True, exist_ok=True)
-        return diskcache.Cache(
-            str(self._directory), disk=_BytesOnlyDisk, size_limit=size_limit_bytes
+        database = self._directory / diskcache.core.DBNAME
+        if database.exists():
+            # diskcache retries a locked database for a minute while it opens: find a
+            # lock (or a file that is no database) first, within our own timeout.
+            probe = sqlite3.connect(database, timeout=lock_timeout_s, isolation_level=None)
+            try:
+                probe.execute("BEGIN IMMEDIATE")
+                probe.execute("ROLLBACK")
+            finally:
+                probe.close()
+        cache = diskcache.Cache(
+            str(self._directory), disk=_BytesOnlyDisk, size_limit=size_limit_bytes,
+            timeout=lock_timeout_s,
         )
+        try:
+            # Opening alone does not read every page: touch the table, so a corrupt file
+            # is found now, not on the first request.
+            cache.get("v0:probe")
+        except BaseException:
+            cache.close()
+            raise
+        return cache
 
     @property
     def directory(self) -> Path:
@@ -209,10 +279,15 @@ class ResponseCache:
         """The entry format this instance reads and writes (part of every key)."""
         return self._format_version
 
-    def _key(self, source: str, request_key: str) -> str:
+    def _key(self, source: str, origin: str, request_key: str) -> str:
         if not source or ":" in source:
             raise ValueError(f"source name must be non-empty and free of ':', not {source!r}")
-        return f"v{self._format_version}:{source}:{request_key}"
+        return f"v{self._format_version}:{source}:{normalise_origin(origin)} {request_key}"
+
+    @property
+    def failed(self) -> str | None:
+        """Why the storage was given up on in use, or None while it works."""
+        return self._failed
 
     async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
         if self._closed:
@@ -221,15 +296,32 @@ class ResponseCache:
 
     def _storage_failed(self, action: str, key: str, exc: BaseException) -> None:
         self._storage_errors += 1
-        # One warning per instance; after that the counter in stats() tells the story.
-        level = logging.WARNING if self._storage_errors == 1 else logging.DEBUG
-        _log.log(level, "response cache %s: %s of %r failed: %r", self._directory, action, key, exc)
+        if self._failed is not None:
+            return
+        self._failed = reason = f"{action} failed: {_reason(exc)}"
+        # Once per instance; after that the counter in stats() tells the story. The key
+        # is left out: it holds the request, and the message may end up in a report.
+        message = (
+            f"cache: not used for the rest of this run: {self._directory}: {reason}. "
+            "The run goes on without it (slower; nothing is lost). Fix: close the other "
+            "program using the folder, or remove the folder, or choose another one "
+            "(--cache-dir DIR or VERIFIER_CACHE_DIR), or run with --no-cache."
+        )
+        _log.warning("%s", message)
+        if self._on_failure is not None:
+            self._on_failure(message)
 
-    async def get(self, source: str, request_key: str) -> HttpResponse | None:
-        """The stored response for this request from ``source``, or ``None``."""
-        return await self._run(self._get_blocking, self._key(source, request_key))
+    async def get(
+        self, source: str, request_key: str, *, origin: str = ""
+    ) -> HttpResponse | None:
+        """The stored response for this request from ``source`` at ``origin``, or
+        ``None``."""
+        return await self._run(self._get_blocking, self._key(source, origin, request_key))
 
     def _get_blocking(self, key: str) -> HttpResponse | None:
+        if self._failed is not None:
+            self._misses += 1
+            return None
         try:
             value = self._cache.get(key)
         except _NotBytesEntry as exc:
@@ -262,15 +354,18 @@ class ResponseCache:
             self._storage_failed("delete", key, exc)
 
     async def put(
-        self, source: str, request_key: str, response: HttpResponse, ttl_s: float
+        self, source: str, request_key: str, response: HttpResponse, ttl_s: float,
+        *, origin: str = "",
     ) -> None:
         """Store ``response`` for ``ttl_s`` seconds, replacing any entry under the same key."""
         if not (math.isfinite(ttl_s) and ttl_s > 0):
             raise ValueError(f"ttl_s must be a positive number of seconds, not {ttl_s}")
-        key = self._key(source, request_key)
+        key = self._key(source, origin, request_key)
         await self._run(self._put_blocking, key, encode_response(response), ttl_s)
 
     def _put_blocking(self, key: str, value: bytes, ttl_s: float) -> None:
+        if self._failed is not None:
+            return
         try:
             self._cache.set(key, value, expire=ttl_s)
         except _STORAGE_ERRORS as exc:

@@ -3,7 +3,9 @@
 :class:`PacedClient` is the one way the engine talks to a service, bibliographic database
 or language-model endpoint alike. For one request it:
 
-1. answers from the disk cache when it can (no request sent);
+1. answers from the disk cache when it can (no request sent); entries are keyed on the
+   service's base URL as well, so a stand-in's answers are never served as the real
+   service's;
 2. joins an identical request already in flight instead of sending another; each waiter
    is bounded by its own deadline, and a waiter whose deadline outlives a flight that ran
    out of time asks again;
@@ -45,12 +47,20 @@ from verifier.errors import (
 )
 
 from .cache import ResponseCache
+from .deadline import Deadline, as_deadline
 from .gate import SourceGate
 from .policy import RateHint
+from .redact import redact
 from .retry import backoff_delay, parse_retry_after
 from .transport import HttpRequest, HttpResponse, Transport
 
 T = TypeVar("T")
+
+
+def _redact_error(exc: SourceError, secrets: tuple[str, ...]) -> None:
+    """Redact ``exc``'s message in place (an adapter may quote a body that echoes a key)."""
+    if exc.args and isinstance(exc.args[0], str):
+        exc.args = (redact(exc.args[0], secrets), *exc.args[1:])
 
 
 class ResponseReader(Protocol[T]):
@@ -94,7 +104,7 @@ class _Flight(Generic[T]):
 
     __slots__ = ("deadline", "task", "waiters")
 
-    def __init__(self, task: asyncio.Task[Fetched[T]], deadline: float) -> None:
+    def __init__(self, task: asyncio.Task[Fetched[T]], deadline: Deadline) -> None:
         self.task = task
         self.waiters = 0
         self.deadline = deadline
@@ -128,9 +138,24 @@ class PacedClient:
         self._loop = asyncio.get_running_loop()
 
     async def fetch(
-        self, request: HttpRequest, deadline: float, reader: ResponseReader[T]
+        self, request: HttpRequest, deadline: float | Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
-        """``reader``'s value for ``request``; raises SourceError."""
+        """``reader``'s value for ``request``; raises SourceError, whose text never holds
+        a credential (:func:`~verifier.http.redact.redact`, with the request's keys).
+
+        ``deadline`` is a loop time, or a :class:`~verifier.http.deadline.Deadline` whose
+        clock stops while the request only queues for our own limits."""
+        due = as_deadline(deadline)
+        try:
+            with due.request():
+                return await self._fetch_shared(request, due, reader)
+        except SourceError as exc:
+            _redact_error(exc, request.secrets())
+            raise
+
+    async def _fetch_shared(
+        self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T]
+    ) -> Fetched[T]:
         key = request.cache_key()
         cached = await self._from_cache(request, key, reader)
         if cached is not None:
@@ -149,7 +174,8 @@ class PacedClient:
                 answer = await self._wait(flight, deadline)
             except SourceError as exc:
                 if (joined and exc.kind is FailureKind.TIMED_OUT
-                        and flight.deadline < deadline and self._loop.time() < deadline):
+                        and flight.deadline.when < deadline.when
+                        and self._loop.time() < deadline.when):
                     continue  # the flight ran out of its first caller's time, not ours
                 raise
             if joined:
@@ -162,12 +188,12 @@ class PacedClient:
 
         return forget
 
-    async def _wait(self, flight: _Flight[T], deadline: float) -> Fetched[T]:
+    async def _wait(self, flight: _Flight[T], deadline: Deadline) -> Fetched[T]:
         flight.waiters += 1
         try:
-            if deadline < flight.deadline:
+            if deadline.when < flight.deadline.when:
                 try:
-                    async with asyncio.timeout_at(deadline):
+                    async with asyncio.timeout_at(deadline.when):
                         return await asyncio.shield(flight.task)
                 except TimeoutError:
                     raise DeadlineExceeded(
@@ -186,7 +212,7 @@ class PacedClient:
     ) -> Fetched[T] | None:
         if self._cache is None or not self._cache_policy.read:
             return None
-        response = await self._cache.get(self.name, key)
+        response = await self._cache.get(self.name, key, origin=self.base_url)
         if response is None:
             return None
         try:
@@ -197,7 +223,7 @@ class PacedClient:
         return Fetched(value, response, 0, True)
 
     async def _fetch(
-        self, request: HttpRequest, key: str, deadline: float, reader: ResponseReader[T]
+        self, request: HttpRequest, key: str, deadline: Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
         policy = self.gate.policy
         stats = self.gate.stats
@@ -215,7 +241,10 @@ class PacedClient:
                 if isinstance(exc, TransportError):
                     sent += 1
             except (UnexpectedStatus, DeadlineExceeded, CircuitOpen, BudgetSpent) as exc:
-                # None is helped by trying again now, and none says the service is unwell.
+                # None is helped by trying again now. Only a refusal (401, 403: a bad key,
+                # a block) says the service will not serve us: that counts to the breaker.
+                if isinstance(exc, UnexpectedStatus) and exc.http_status in (401, 403):
+                    self.gate.record_failure(exc)
                 stats.failures += 1
                 exc.requests = sent
                 raise
@@ -230,19 +259,21 @@ class PacedClient:
             if attempt == 1:
                 # Retries get the service's budget, counted from the first failure: the
                 # time spent queueing for our own rate limit before it does not count.
-                deadline = min(deadline, self._loop.time() + policy.source_budget_s)
+                # From here on the deadline is fixed: queueing for a retry counts.
+                deadline = Deadline.fixed(
+                    min(deadline.when, self._loop.time() + policy.source_budget_s))
             delay = backoff_delay(policy, attempt, failure, self.gate.paused_for(), self._rng)
-            if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline:
+            if attempt >= policy.max_attempts or self._loop.time() + delay >= deadline.when:
                 stats.failures += 1
                 failure.requests = sent
                 raise failure
             stats.retries += 1
             await asyncio.sleep(delay)
 
-    async def _send(self, request: HttpRequest, deadline: float) -> HttpResponse:
+    async def _send(self, request: HttpRequest, deadline: Deadline) -> HttpResponse:
         async with self.gate.slot(request.request_class, deadline, request.cost,
                                   request.weight):
-            remaining = deadline - self._loop.time()
+            remaining = deadline.when - self._loop.time()
             if remaining <= 0:
                 raise DeadlineExceeded(f"{self.name}: deadline reached before sending")
             stats = self.gate.stats
@@ -264,6 +295,9 @@ class PacedClient:
         if hint is not None:
             self.gate.apply_hint(hint)
         if response.status == 429:
+            spent = self.gate.budget_message
+            if spent is not None:
+                raise BudgetSpent(spent)  # not throttling: no retry, no pause, no miss
             self._throttled(response)
         if response.status >= 500:
             raise ServerError(f"{self.name}: HTTP {response.status}", response.status)
@@ -286,7 +320,7 @@ class PacedClient:
         if self._cache is None:
             return
         ttl = self._cache_policy.positive_ttl_s if positive else self._cache_policy.negative_ttl_s
-        await self._cache.put(self.name, key, response, ttl)
+        await self._cache.put(self.name, key, response, ttl, origin=self.base_url)
 
     def __repr__(self) -> str:
         return f"<PacedClient {self.name} {self.base_url} flights={len(self._flights)}>"

@@ -20,15 +20,22 @@ on a source that cannot serve it in time.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 
 from aiolimiter import AsyncLimiter
 
 from verifier.errors import BudgetSpent, CircuitOpen, DeadlineExceeded, FailureKind, SourceError
 
+from .deadline import Deadline, as_deadline
 from .policy import RateClass, RateHint, SourcePolicy
 from .stats import SourceStats
+
+
+def _without_name(message: str, name: str) -> str:
+    prefix = f"{name}: "
+    return message[len(prefix):] if message.startswith(prefix) else message
 
 
 class ConcurrencyLimit:
@@ -77,10 +84,19 @@ def _spacing_limiter(rate_class: RateClass) -> AsyncLimiter:
 class SourceGate:
     """Pacing and health of one source, shared by every citation of the run."""
 
-    def __init__(self, name: str, policy: SourcePolicy, stats: SourceStats) -> None:
+    def __init__(
+        self,
+        name: str,
+        policy: SourcePolicy,
+        stats: SourceStats,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        """``notice`` is told, once per outage, that the source is down and why (the
+        session passes :meth:`RunStats.notice <verifier.http.stats.RunStats.notice>`)."""
         self.name = name
         self.policy = policy
         self.stats = stats
+        self._notice = notice
         loop = asyncio.get_running_loop()
         self._loop = loop
         self._source_limit = ConcurrencyLimit(policy.max_concurrency)
@@ -92,6 +108,14 @@ class SourceGate:
         self._consecutive_failures = 0
         self._breaker_open_until = 0.0
         self._breaker_cause = FailureKind.ERROR
+        self._first_cause = ""
+        """The first failure of the current run of failures, in words: what a user needs
+        to know about a down source (not "circuit open")."""
+        self._openings = 0
+        """Times the breaker opened since the last success: from the second on (a probe
+        after a rest failed too), the source is down and requests fail at once."""
+        self._budget_until = 0.0
+        self._budget_message = ""
         self._spent = 0.0
         self._weighted = (
             AsyncLimiter(policy.weighted.rate, policy.weighted.period_s)
@@ -102,55 +126,54 @@ class SourceGate:
 
     @asynccontextmanager
     async def slot(
-        self, request_class: str, deadline: float, cost: float = 0.0, weight: float = 0.0
+        self, request_class: str, deadline: float | Deadline, cost: float = 0.0,
+        weight: float = 0.0,
     ) -> AsyncIterator[None]:
         """Hold a send slot for one request of ``request_class``; raises a SourceError
         (``CircuitOpen``, ``DeadlineExceeded``, ``BudgetSpent``) instead of waiting past
-        ``deadline`` or spending past the daily budget."""
+        ``deadline`` or spending past the daily budget.
+
+        Waiting for our own limits (concurrency slots, rate tokens, the weighted bucket)
+        stops the clock of a :class:`~verifier.http.deadline.Deadline` and is not bounded
+        by it (its owner's scope still is); a fixed deadline (a loop time) bounds every
+        wait. A pause or an open breaker is waited out only if it ends before the
+        deadline."""
         name = self.class_of(request_class)
+        due = as_deadline(deadline)
         self._charge(cost)
-        await self._wait_for_pause(deadline)
+        await self._wait_for_pause(due)
+        await self._own_wait(due, self._source_limit.acquire(), "no free slot")
         try:
-            async with asyncio.timeout_at(deadline):
-                await self._source_limit.acquire()
-        except TimeoutError:
-            raise DeadlineExceeded(f"{self.name}: no free slot before the deadline") from None
-        try:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    await self._class_limits[name].acquire()
-            except TimeoutError:
-                raise DeadlineExceeded(f"{self.name}: no free slot before the deadline") from None
+            await self._own_wait(due, self._class_limits[name].acquire(), "no free slot")
             try:
                 while True:
                     limiter = self._limiters[name]
-                    try:
-                        async with asyncio.timeout_at(deadline):
-                            await limiter.acquire()
-                    except TimeoutError:
-                        raise DeadlineExceeded(
-                            f"{self.name}: rate limit leaves no time before the deadline"
-                        ) from None
+                    await self._own_wait(due, limiter.acquire(), "rate limit leaves no time")
                     # While we queued, a 429 may have paused the source, its breaker may
                     # have opened, or rate headers may have slowed it down: then queue
                     # again under the new terms.
                     if self._loop.time() < max(self._paused_until, self._breaker_open_until):
-                        await self._wait_for_pause(deadline)
+                        await self._wait_for_pause(due)
                     elif limiter is self._limiters[name]:
                         break
                 if self._weighted is not None and weight > 0:
-                    try:
-                        async with asyncio.timeout_at(deadline):
-                            await self._weighted.acquire(min(weight, self._weighted.max_rate))
-                    except TimeoutError:
-                        raise DeadlineExceeded(
-                            f"{self.name}: weighted limit leaves no time before the deadline"
-                        ) from None
+                    await self._own_wait(
+                        due, self._weighted.acquire(min(weight, self._weighted.max_rate)),
+                        "weighted limit leaves no time")
                 yield
             finally:
                 await self._class_limits[name].release()
         finally:
             await self._source_limit.release()
+
+    async def _own_wait(self, deadline: Deadline, wait: Awaitable[object], what: str) -> None:
+        """Wait for one of our own limits, the deadline's clock stopped meanwhile."""
+        with deadline.queued():
+            try:
+                async with asyncio.timeout_at(deadline.when if deadline.is_fixed else None):
+                    await wait
+            except TimeoutError:
+                raise DeadlineExceeded(f"{self.name}: {what} before the deadline") from None
 
     async def charge(self, weight: float) -> None:
         """Take ``weight`` more from the weighted bucket (a service reported using more
@@ -167,6 +190,9 @@ class SourceGate:
         budget = self.policy.daily_budget
         if budget is None or cost <= 0:
             return
+        if self._loop.time() < self._budget_until:
+            self.stats.paused = True
+            raise BudgetSpent(self._budget_message)
         if self._spent + cost > budget:
             hint = f"; {self.policy.budget_hint}" if self.policy.budget_hint else ""
             message = f"{self.name}: daily budget of {budget:g} spent in this run{hint}"
@@ -174,7 +200,7 @@ class SourceGate:
             raise BudgetSpent(message)
         self._spent += cost
 
-    async def _wait_for_pause(self, deadline: float) -> None:
+    async def _wait_for_pause(self, deadline: Deadline) -> None:
         """Wait out a pause of the whole source or an open breaker, if that fits the
         deadline; otherwise fail at once (``CircuitOpen``, or ``DeadlineExceeded`` with
         the pause's cause)."""
@@ -184,14 +210,12 @@ class SourceGate:
             until = max(self._paused_until, self._breaker_open_until)
             if now >= until:
                 break
-            if until > deadline:
-                if self._breaker_open_until >= self._paused_until:
-                    raise CircuitOpen(
-                        f"{self.name}: circuit open for {self._breaker_open_until - now:.1f}s "
-                        f"more after {self.policy.breaker_threshold} failures in a row, "
-                        "past the deadline",
-                        self._breaker_cause,
-                    )
+            breaker = self._breaker_open_until >= self._paused_until
+            if breaker and (self._openings > 1 or until > deadline.when):
+                # Down (a probe after a rest failed too), or resting past the deadline:
+                # fail now, with the real cause, rather than make each citation wait.
+                raise CircuitOpen(self._down_message(now), self._breaker_cause)
+            if until > deadline.when:
                 raise DeadlineExceeded(
                     f"{self.name}: paused for {self._paused_until - now:.1f}s, past the deadline",
                     self._pause_cause,
@@ -221,14 +245,38 @@ class SourceGate:
 
     def record_success(self) -> None:
         self._consecutive_failures = 0
+        self._openings = 0
+        self._first_cause = ""
 
     def record_failure(self, error: SourceError) -> None:
+        """Count one failed request; the breaker opens after the policy's threshold in a
+        row. The first failure of the run is kept as the cause every later failure of
+        the source reports."""
+        if self._consecutive_failures == 0 or not self._first_cause:
+            self._first_cause = _without_name(str(error), self.name)
         self._consecutive_failures += 1
-        if self._consecutive_failures >= self.policy.breaker_threshold:
-            self._breaker_open_until = self._loop.time() + self.policy.breaker_cooldown_s
-            self._breaker_cause = error.kind
-            # Half-open after the cooldown: the next failure re-opens it at once.
-            self._consecutive_failures = self.policy.breaker_threshold - 1
+        if self._consecutive_failures < self.policy.breaker_threshold:
+            return
+        now = self._loop.time()
+        if now >= self._breaker_open_until:  # not already open (concurrent failures)
+            self._openings += 1
+        self._breaker_open_until = now + self.policy.breaker_cooldown_s
+        self._breaker_cause = error.kind
+        # Half-open after the cooldown: the next failure re-opens it at once.
+        self._consecutive_failures = self.policy.breaker_threshold - 1
+        if self._notice is not None:
+            self._notice(
+                f"{self.name}: not answering: {self._first_cause}. It is rested and tried "
+                f"again every {self.policy.breaker_cooldown_s:g}s; meanwhile its results "
+                "are errors (never misses)"
+            )
+
+    def _down_message(self, now: float) -> str:
+        return (
+            f"{self.name}: {self._first_cause or 'failing'} (circuit open after "
+            f"{self.policy.breaker_threshold} failures in a row; next try in "
+            f"{max(0.0, self._breaker_open_until - now):.0f}s)"
+        )
 
     def apply_hint(self, hint: RateHint) -> None:
         """Slow down to what the service says it allows; never speed up past the policy."""
@@ -245,7 +293,31 @@ class SourceGate:
             if hint.concurrency:
                 self._class_limits[name].lower_to(hint.concurrency)
         if hint.remaining is not None and hint.remaining <= 0 and hint.reset_s:
-            self.pause(hint.reset_s)
+            if self.policy.daily_budget is not None:
+                self.budget_spent(hint.reset_s)
+            else:
+                self.pause(hint.reset_s)
+
+    def budget_spent(self, reset_s: float) -> None:
+        """The service says the daily budget is spent (by this run or an earlier process)
+        for ``reset_s`` more seconds: requests that cost budget are not sent until then,
+        each failing with one and the same :class:`BudgetSpent` text, "daily budget spent
+        until <time> UTC"."""
+        until = self._loop.time() + reset_s
+        if until <= self._budget_until:
+            return
+        self._budget_until = until
+        when = datetime.now(UTC) + timedelta(seconds=reset_s)
+        hint = f"; {self.policy.budget_hint}" if self.policy.budget_hint else ""
+        self._budget_message = (
+            f"{self.name}: daily budget spent until {when:%Y-%m-%d %H:%M} UTC "
+            f"(the service says so){hint}"
+        )
+
+    @property
+    def budget_message(self) -> str | None:
+        """Why budgeted requests are not sent now, or None while the budget lasts."""
+        return self._budget_message if self._loop.time() < self._budget_until else None
 
     def class_of(self, request_class: str) -> str:
         """The policy class a request of ``request_class`` is paced under."""

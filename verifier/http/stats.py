@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .redact import redact
+
 
 @dataclass(slots=True)
 class SourceStats:
@@ -31,11 +33,19 @@ class RunStats:
     finished: int = 0
     notices: list[str] = field(default_factory=list)
     """Things the user should know once per run (a source skipped for want of a key, a
-    budget spent), in the order they happened."""
+    budget spent), in the order they happened. Never holds a credential."""
+    secrets: tuple[str, ...] = ()
+    """The run's configured key values (set by the session): redacted from notices, and
+    by pipelines from what they report."""
 
     def notice(self, message: str) -> None:
+        message = self.redact(message)
         if message not in self.notices:
             self.notices.append(message)
+
+    def redact(self, text: str) -> str:
+        """``text`` without any credential (the last line of defence before output)."""
+        return redact(text, self.secrets)
 
     def source(self, name: str) -> SourceStats:
         stats = self.sources.get(name)

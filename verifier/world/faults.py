@@ -29,7 +29,13 @@ Faults (injected before the rate limits and the service handler see the request)
 - ``"malformed"``: serve normally, but cut the body in half (a truncated answer);
 - ``"error_in_200"``: a 200 whose body is the service's error-inside-200 shape (PubMed's
   ``ERROR`` JSON / XML, an arXiv feed announcing results but holding none); for a
-  service without such a shape, its normal answer truncated, with status 200.
+  service without such a shape, its normal answer truncated, with status 200;
+- ``"redirect_loop"``: a 302 back to the same URL (query, keys included, kept) marked
+  with ``world_redirect_loop=1``; a request so marked is always redirected again, so
+  the client meets an endless loop whatever the window;
+- ``"redirect_host"``: a 302 to the same path and query (keys included, as a careless
+  server would send them) on the other loopback name: ``127.0.0.1`` <-> ``localhost``,
+  another host to the client; the redirected request is served normally.
 
 Faulted requests are logged with ``fault`` set; a reset has status 0 (no response).
 """
@@ -54,8 +60,11 @@ from .limits import WorldClock, retry_after_header
 from .service import ServiceSpec
 
 FAULTS: frozenset[str] = frozenset(
-    {"429", "500", "502", "503", "504", "slow", "reset", "down", "malformed", "error_in_200"}
+    {"429", "500", "502", "503", "504", "slow", "reset", "down", "malformed", "error_in_200",
+     "redirect_loop", "redirect_host"}
 )
+LOOP_MARK = "world_redirect_loop"
+"""The query parameter that marks a request caught in a ``redirect_loop``."""
 _RESETS = frozenset({"reset", "down"})
 
 FAULT = web.RequestKey("world_fault", str)
@@ -295,6 +304,29 @@ def truncated(response: web.StreamResponse, status: int | None = None) -> web.St
     return response
 
 
+def _redirect(location: str) -> web.Response:
+    return web.Response(status=302, headers={"Location": location, "Content-Type": "text/html"},
+                        body=b"<html><body>Moved</body></html>\n")
+
+
+def redirect_loop(request: web.Request) -> web.Response:
+    """A 302 back to the request's own URL, marked so it loops for ever."""
+    if LOOP_MARK in request.query:
+        return _redirect(request.path_qs)
+    joiner = "&" if request.query_string else "?"
+    return _redirect(f"{request.path_qs}{joiner}{LOOP_MARK}=1")
+
+
+def redirect_host(request: web.Request) -> web.Response:
+    """A 302 to the same path and query on the other loopback name."""
+    host, _, port = request.host.rpartition(":")
+    if not host:
+        host, port = request.host, ""
+    other = "localhost" if host == "127.0.0.1" else "127.0.0.1"
+    netloc = f"{other}:{port}" if port else other
+    return _redirect(f"{request.scheme}://{netloc}{request.path_qs}")
+
+
 def _pubmed_error(request: web.Request) -> web.Response:
     json_mode = request.query.get("retmode", "").lower() == "json"
     if "esearch" in request.path:
@@ -361,6 +393,9 @@ def faults_middleware(
         spec = service_of(request)
         if spec is None:
             return await handler(request)
+        if LOOP_MARK in request.query:
+            request[FAULT] = "redirect_loop"
+            return redirect_loop(request)
         window = injector.next_fault(spec.name, clock.now())
         if window is None:
             return await handler(request)
@@ -373,6 +408,10 @@ def faults_middleware(
             return _with_retry_after(error_page(int(fault)), retry_after)
         if fault in _RESETS:
             return reset_connection(request)
+        if fault == "redirect_loop":
+            return redirect_loop(request)
+        if fault == "redirect_host":
+            return redirect_host(request)
         if fault == "slow":
             await asyncio.sleep(clock.real(window.delay or 0.0))
             if request.transport is None or request.transport.is_closing():
