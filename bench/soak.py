@@ -14,7 +14,8 @@ What it does, in a temporary folder removed at the end (SIGTERM included):
    (a child process, :mod:`verifier.world.process`) with no faults, its own cache;
 3. the fault run: the same against a world that plays every fault kind the world knows
    (:data:`verifier.world.faults.FAULTS`: 429 with and without Retry-After, 500, 502,
-   503, 504, slow past the request timeout, reset, down, malformed, error in a 200) on
+   503, 504, slow past the request timeout, reset, down, malformed, error in a 200, a
+   redirect to another host and an endless redirect loop) on
    every source at once, by request count and by world time; the checker is killed with
    SIGKILL at fixed fractions of the output (``--kills``) and started again with
    ``--resume`` each time, until it finishes;
@@ -74,6 +75,8 @@ def fault_scenario() -> dict[str, Any]:
         {"fault": "reset", "count": 3},
         {"fault": "malformed", "count": 3},
         {"fault": "error_in_200", "count": 3},
+        {"fault": "redirect_host", "count": 3},
+        {"fault": "redirect_loop", "count": 2},
     ]
     windows: list[dict[str, Any]] = []
     for source in SOURCE_NAMES:

@@ -136,7 +136,8 @@ async def spaced(count: int, interval: float, send: Any) -> tuple[list[Reply], l
     """``count`` requests one at a time, each sent ``interval`` after the previous one
     was sent: a client at the rate, which never catches up after a stall (catching up
     would be a burst)."""
-    replies, sent = [], []
+    replies: list[Any] = []
+    sent: list[float] = []
     for _ in range(count):
         if sent:
             await asyncio.sleep(max(0.0, sent[-1] + interval - time.monotonic()))
