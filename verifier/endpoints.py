@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from .http.policy import RateClass, SourcePolicy
 from .settings import ModelEndpointSettings, Settings
@@ -84,8 +85,9 @@ class Endpoint:
 
     @property
     def cache_scope(self) -> str:
-        """The cache namespace of its answers: keyed by the base URL, never the key."""
-        return f"model:{self.base_url.rstrip('/')}"
+        """The cache namespace of its answers: keyed by the base URL (``:`` escaped, as
+        the cache's keys use it as a separator), never the key."""
+        return "model@" + quote(self.base_url.rstrip("/"), safe="/@")
 
 
 def endpoints(settings: Settings,
