@@ -393,6 +393,10 @@ async def test_the_key_is_sent_but_never_in_reprs_results_or_the_cache(tmp_path:
             text = repr(settings) + repr(decision) + repr(chat) + repr(result) + repr(
                 ledger_of(session).as_json())
         assert "SENTINEL" not in text
-        stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
-        assert b"SENTINEL" not in stored
+        assert b"SENTINEL" not in stored_bytes(tmp_path)
+
+
+def stored_bytes(folder: Path) -> bytes:
+    """Every byte of every file under ``folder`` (the cache's SQLite and value files)."""
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
 
