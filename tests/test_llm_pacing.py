@@ -305,7 +305,9 @@ def test_model_settings_are_read_from_the_environment() -> None:
     assert list(found) == ["llm"] and found["llm"].serves == ("chat", "decisions")
     llm_policy = found["llm"].policy
     assert llm_policy.max_concurrency == 4
-    assert llm_policy.weighted == RateClass(9000, 60.0, 1)
+    assert llm_policy.weighted is not None
+    assert llm_policy.weighted.per_second == pytest.approx(9000 / 60)
+    assert llm_policy.weighted.rate == pytest.approx(0.8 * 9000)  # the bucket: 80 %
     assert next(iter(llm_policy.classes.values())) == RateClass(60, 60.0, 4)
     explicit = Settings.from_env({**env, "VERIFIER_LLM_API_KEY": "sk-OWN"})
     assert explicit.models.llm is not None and explicit.models.llm.api_key == "sk-OWN"

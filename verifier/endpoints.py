@@ -19,7 +19,10 @@ limit                  default    why
 =====================  =========  ===================================================
 requests per minute    500        OpenAI's tier-1 figure for small models; evenly spaced
 tokens per minute      200,000    the same tier; each request reserves its estimate
-                                  (prompt + max completion) and is corrected from usage
+                                  (prompt + max completion) and is corrected from usage;
+                                  the client's bucket holds 80 % of a minute's tokens
+                                  (the same rate), so the server's bucket keeps a margin
+                                  for requests that bunch up on the way
 concurrency            32         requests in flight at once
 request timeout        120 s      a long JSON reply at ~50 tokens/s
 retries                3 attempts 429 (with the stated wait), 5xx, connection errors;
@@ -46,6 +49,8 @@ from .settings import ModelEndpointSettings, Settings
 DEFAULT_RPM = 500
 DEFAULT_TPM = 200_000
 DEFAULT_CONCURRENCY = 32
+TOKEN_BURST = 0.8
+"""The client's token bucket as a fraction of the server's one-minute bucket."""
 CLASS = "model"
 """The one rate class of an endpoint: chat, logprobs and decision requests share it."""
 
@@ -68,7 +73,7 @@ def model_policy(endpoint: ModelEndpointSettings, time_scale: float = 1.0) -> So
         breaker_threshold=5,
         breaker_cooldown_s=30.0,
         pool="model",
-        weighted=RateClass(tpm, 60.0, 1),
+        weighted=RateClass(tpm * TOKEN_BURST, 60.0 * TOKEN_BURST, 1),
     ).scaled(time_scale)
 
 

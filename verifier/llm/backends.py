@@ -28,7 +28,9 @@ Every request goes through the endpoint's :class:`~verifier.http.client.PacedCli
   kept (the client stores nothing that raised).
 
 Requests carry ``weight`` = estimated prompt + maximum reply tokens, for the endpoint's
-tokens-per-minute limit.
+tokens-per-minute limit. At most four times the endpoint's concurrency of calls queue at its
+gate at once; the others wait their turn in a FIFO semaphore per client (a judging run
+fans out thousands of calls, and a waiter at the gate costs a wake-up per release).
 
 **Context.** A state over the context is truncated by
 :func:`adapters.llm.tokens.truncate_to_tokens` (first ``4 × budget`` characters, cut at a
@@ -40,6 +42,7 @@ word) to ``context − questions − reply − 64`` estimated tokens, counted in
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -63,7 +66,13 @@ from adapters.llm.tokens import (
     truncate_to_tokens,
 )
 from adapters.llm.wire import model_of, parse_usage
-from verifier.errors import MalformedResponse, RateLimited, ServerError, SourceError
+from verifier.errors import (
+    DeadlineExceeded,
+    MalformedResponse,
+    RateLimited,
+    ServerError,
+    SourceError,
+)
 from verifier.http.client import Classified, Outcome, PacedClient
 from verifier.http.policy import RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
@@ -177,6 +186,19 @@ def _model_asked(request: HttpRequest) -> str:
     return model if isinstance(model, str) else ""
 
 
+_ADMISSION: weakref.WeakKeyDictionary[PacedClient, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary())
+
+
+def admission(client: PacedClient) -> asyncio.Semaphore:
+    """The calls of every backend on ``client`` that may be at its gate at once."""
+    semaphore = _ADMISSION.get(client)
+    if semaphore is None:
+        semaphore = asyncio.Semaphore(4 * client.gate.policy.max_concurrency)
+        _ADMISSION[client] = semaphore
+    return semaphore
+
+
 class RemoteBackend:
     """What every remote backend shares: the endpoint's client, model, key, ledger."""
 
@@ -208,8 +230,18 @@ class RemoteBackend:
         started = self._loop.time()
         if deadline is None:
             deadline = started + self.call_budget_s
+        gate = admission(self.client)
         try:
-            fetched = await self.client.fetch(request, deadline, reader)
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await gate.acquire()
+            except TimeoutError:
+                raise DeadlineExceeded(f"{self.client.name}: no turn before the deadline"
+                                       ) from None
+            try:
+                fetched = await self.client.fetch(request, deadline, reader)
+            finally:
+                gate.release()
         except SourceError as exc:
             self._account(request, reader, started, sent=exc.requests > 0, cached=False,
                           ok=False)
