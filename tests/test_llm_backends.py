@@ -400,3 +400,32 @@ def stored_bytes(folder: Path) -> bytes:
     """Every byte of every file under ``folder`` (the cache's SQLite and value files)."""
     return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
 
+
+
+# ----------------------------------------------------------------------------- facade
+
+
+@pytest.mark.asyncio
+async def test_the_front_door_decides_and_completes_json_offline_by_default() -> None:
+    from verifier.api import Verifier
+
+    async with Verifier(Settings(cache_dir=None)) as verifier:
+        decided = await verifier.decide(PAPER, {"a": QUESTIONS["accuracy"]})
+        answer = await verifier.complete_json(
+            [ChatMessage(Role.USER, f"task: extract_claims\n<paper>{PAPER}</paper>")],
+            schema={"type": "object"})
+    assert decided.backend == "offline" and decided.answers["a"].probability is not None
+    assert answer.backend == "offline" and isinstance(answer.value, dict)
+
+
+@pytest.mark.asyncio
+async def test_the_front_door_uses_the_configured_endpoint() -> None:
+    from verifier.api import Verifier
+
+    async with serve_models(FAST) as handle:
+        async with Verifier(settings_for(handle.base_url, "decisions")) as verifier:
+            decided = await verifier.decide(PAPER, QUESTIONS)
+            answer = await verifier.complete_json(ask(), schema=SCHEMA)
+            spent = verifier.stats.meters["models"].as_json()
+        assert decided.backend == "decisions" and answer.backend == "chat"
+        assert spent["requests"] == handle.counters.billed_replies == 2
