@@ -50,3 +50,24 @@ def test_models_shows_the_limits_in_force_and_never_the_key(
 def test_a_bad_model_setting_is_a_usage_error(clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("VERIFIER_LLM_URL", "http://127.0.0.1:8000/v1")
     assert main(["models"]) == 2
+
+
+def test_the_summary_and_status_line_show_the_model_spend() -> None:
+    from pathlib import Path
+
+    from verifier.cli.output import Tally
+    from verifier.cli.progress import RunProgress, summary_lines
+    from verifier.http.stats import RunStats
+    from verifier.llm.types import Usage
+    from verifier.llm.usage import UsageLedger
+
+    stats = RunStats()
+    ledger = UsageLedger()
+    ledger.reply("llm", "gpt-5.4-mini", Usage(1_000_000, 0, 0, 1))
+    ledger.call(sent=True, cached=False, latency_s=1.0, ok=True)
+    stats.meters["models"] = ledger
+    lines = summary_lines(Tally(), stats, 1.0, Path("out.jsonl"))
+    assert "models 1 calls (0 cached), 1.0M tokens (0 prompt cached), $0.7500" in lines
+    status = RunProgress(stats, [], total=1).status_line()
+    assert status.endswith("| models 1 calls (0 cached), 1.0M tokens (0 prompt cached), "
+                           "$0.7500")
