@@ -11,6 +11,12 @@ client per service) and the citation pipeline on it::
 Per-call :class:`~verifier.options.CheckOptions` narrow the sources, the deadline or the
 independence rule without touching the shared limits. Other pipelines (premise checks,
 the review judge) attach to ``verifier.session`` the same way.
+
+The language models the settings configure (offline baselines when none is) answer
+through the same session::
+
+        p = await verifier.decide(paper_text, {"true": Predicate("Is ... true?")})
+        out = await verifier.complete_json(messages, schema=CLAIMS_SCHEMA)
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import hashlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from types import TracebackType
+from typing import Any
 
 from adapters.base import SourceAdapter
 
@@ -27,6 +34,11 @@ from .citations.models import CitationInput, Report
 from .http.policy import SourcePolicy
 from .http.stats import RunStats
 from .http.transport import Transport
+from .llm.interfaces import ChatModel, DecisionModel
+from .llm.select import open_models
+from .llm.structured import JsonAnswer, Validate
+from .llm.structured import complete_json as _complete_json
+from .llm.types import ChatMessage, DecisionResult, Question
 from .options import CheckOptions
 from .session import Session
 from .settings import Settings
@@ -62,6 +74,7 @@ class Verifier:
         self._adapters = adapters
         self._session: Session | None = None
         self._citations: CitationChecker | None = None
+        self._models: tuple[DecisionModel, ChatModel] | None = None
 
     @property
     def policies(self) -> PolicyTable:
@@ -101,6 +114,7 @@ class Verifier:
         tb: TracebackType | None,
     ) -> None:
         session, self._session, self._citations = self._session, None, None
+        self._models = None
         if session is not None:
             await session.__aexit__(exc_type, exc, tb)
 
@@ -127,6 +141,28 @@ class Verifier:
         ) as reports:
             async for report in reports:
                 yield report
+
+
+    @property
+    def models(self) -> tuple[DecisionModel, ChatModel]:
+        """The session's decision and chat models (:func:`verifier.llm.select.open_models`)."""
+        if self._models is None:
+            self._models = open_models(self.session)
+        return self._models
+
+    async def decide(self, state: str, questions: Mapping[str, Question], *,
+                     deadline: float | None = None) -> DecisionResult:
+        """Probabilities for every question about ``state`` (raises SourceError when the
+        endpoint cannot answer)."""
+        return await self.models[0].decide(state, questions, deadline=deadline)
+
+    async def complete_json(self, messages: Sequence[ChatMessage], *,
+                            schema: Mapping[str, Any], validate: Validate | None = None,
+                            deadline: float | None = None) -> JsonAnswer:
+        """The chat model's answer as JSON valid under ``schema``, repaired and retried
+        once (:func:`verifier.llm.structured.complete_json`)."""
+        return await _complete_json(self.models[1], messages, schema, validate,
+                                    deadline=deadline)
 
 
 def _as_item(citation: CitationLike, index: int) -> CitationInput:

@@ -8,7 +8,10 @@ owns, until it closes:
   be opened, or fails in use (corrupt, read-only, locked), is reported once as a notice
   in ``stats`` and the session runs without it;
 - one :class:`~verifier.http.client.PacedClient` per declared service, with its gate:
-  its pause, breaker, concurrency, rate and budget state.
+  its pause, breaker, concurrency, rate and budget state;
+- one paced client per configured language-model endpoint (:mod:`verifier.endpoints`):
+  an endpoint serving chat and decisions has one set of limits for both. Its answers are
+  cached under its base URL, and only answers (never "not positive" ones) are kept.
 
 Pipelines (the citation checker today; premise checks and the review judge next) take the
 session and per-call options; they never own resources. Two pipelines on one session share
@@ -24,6 +27,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
 
+from .endpoints import Endpoint, endpoints
 from .errors import ConfigError
 from .http.cache import ResponseCache
 from .http.client import CachePolicy, PacedClient
@@ -56,11 +60,14 @@ class Session:
         self.stats.secrets = tuple(
             {*self.stats.secrets, *(key for key in settings.api_keys.values() if key)})
         self.policies = PolicyTable.for_settings(settings, policies)
+        self.endpoints: dict[str, Endpoint] = endpoints(settings, policies)
+        """The configured model endpoints by name (``llm``, ``decision``)."""
         self.unavailable: dict[str, str] = {}
         self.cache: ResponseCache | None = None
         self._given_transport = transport
         self._transport: Transport | None = None
         self._clients: dict[str, PacedClient] = {}
+        self._model_clients: dict[str, PacedClient] = {}
         self._stack: AsyncExitStack | None = None
 
     @property
@@ -113,6 +120,19 @@ class Session:
                 cache=self.cache,
                 cache_policy=cache_policy,
             )
+        # A model answer is an answer or an error: nothing is kept at a "not found" TTL.
+        model_cache = CachePolicy(read=settings.cache_read,
+                                  positive_ttl_s=settings.positive_ttl_s, negative_ttl_s=0.0)
+        for name, endpoint in self.endpoints.items():
+            self._model_clients[name] = PacedClient(
+                name,
+                base_url=endpoint.base_url,
+                gate=SourceGate(name, endpoint.policy, self.stats.source(name)),
+                transport=transport,
+                cache=self.cache,
+                cache_policy=model_cache,
+                cache_scope=endpoint.cache_scope,
+            )
 
     async def _open_cache(self, directory: Path) -> ResponseCache | None:
         """The disk cache, or None (with one notice saying why and what to do) when it
@@ -140,6 +160,7 @@ class Session:
 
     def _forget(self) -> None:
         self._clients.clear()
+        self._model_clients.clear()
         self._transport = None
 
     # -- what pipelines use --------------------------------------------------------------
@@ -155,6 +176,16 @@ class Session:
             raise ConfigError(f"service {name!r} is not available: {reason}")
         return client
 
+    def model_client(self, name: str) -> PacedClient:
+        """The paced client of model endpoint ``name`` (``llm``, ``decision``); raises
+        ``ConfigError`` when no such endpoint is configured."""
+        if self._stack is None:
+            raise RuntimeError("use 'async with Session(settings) as session:' first")
+        client = self._model_clients.get(name)
+        if client is None:
+            raise ConfigError(f"model endpoint {name!r} is not configured")
+        return client
+
     @property
     def clients(self) -> Mapping[str, PacedClient]:
         """Every available service's client, in the settings' order."""
@@ -162,4 +193,5 @@ class Session:
 
     def __repr__(self) -> str:
         state = "open" if self._stack is not None else "closed"
-        return f"<Session {state} services={list(self._clients)}>"
+        return (f"<Session {state} services={list(self._clients)} "
+                f"models={list(self._model_clients)}>")

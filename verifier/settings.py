@@ -16,6 +16,10 @@
                            ``PUBMED``, ``SEMANTICSCHOLAR``, ``OPENLIBRARY``,
                            ``GOOGLEBOOKS``, ``DOAJ``, ``ARXIV``
 =========================  ==========================================================
+
+The language-model endpoints are the ``models`` section (:class:`ModelSettings`, read by
+:meth:`ModelSettings.from_env`; its docstring lists the variables). None set: the offline
+models answer.
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ class Settings:
     """What makes two agreeing sources independent: ``distinct`` (any two databases) or
     ``lineage`` (Crossref and OpenAlex agreeing through the same DOI count as one; see
     ``verifier.verdict.LINEAGES``)."""
+    models: ModelSettings = field(default_factory=lambda: ModelSettings())
+    """The language-model endpoints (none: the offline models)."""
 
     def __post_init__(self) -> None:
         unknown = [s for s in self.sources if s not in SOURCE_NAMES]
@@ -113,6 +119,7 @@ class Settings:
             base_urls=urls,
             cache_dir=Path(cache_dir) if cache_dir else default_cache_dir(),
             independence=env.get("VERIFIER_INDEPENDENCE") or "distinct",
+            models=ModelSettings.from_env(env),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]
 
@@ -133,3 +140,170 @@ class Settings:
     def user_agent(self) -> str:
         contact = f"; mailto:{self.mailto}" if self.mailto else ""
         return f"citation-verifier/{VERSION} (+https://github.com/citation-verifier{contact})"
+
+
+# ----------------------------------------------------------------------------- models
+
+DECISION_FORMATS: tuple[str, ...] = ("logprobs", "decisions", "systemone", "offline")
+JSON_MODES: tuple[str, ...] = ("json_schema", "json_schema_top_level", "json_object", "text")
+
+
+def _positive_int(env: Mapping[str, str], name: str) -> int | None:
+    text = env.get(name)
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise ConfigError(f"{name} must be at least 1, got {value}")
+    return value
+
+
+def parse_prices(text: str) -> dict[str, tuple[float, float | None, float]]:
+    """``MODEL=IN/CACHED/OUT[,MODEL=...]`` in USD per million tokens; a cached price of
+    ``-`` means cached input is billed at the input price."""
+    prices: dict[str, tuple[float, float | None, float]] = {}
+    for part in filter(None, (p.strip() for p in re.split(r"[,;]", text))):
+        model, sep, figures = part.partition("=")
+        numbers = figures.split("/")
+        if not sep or not model.strip() or len(numbers) != 3:
+            raise ConfigError(f"VERIFIER_LLM_PRICES takes MODEL=IN/CACHED/OUT, got {part!r}")
+        try:
+            cached = None if numbers[1].strip() in ("", "-") else float(numbers[1])
+            row = (float(numbers[0]), cached, float(numbers[2]))
+        except ValueError:
+            raise ConfigError(f"VERIFIER_LLM_PRICES: not a price in {part!r}") from None
+        if min(row[0], row[2], 0.0 if cached is None else cached) < 0:
+            raise ConfigError(f"VERIFIER_LLM_PRICES: a negative price in {part!r}")
+        prices[model.strip()] = row
+    return prices
+
+
+@dataclass(frozen=True, slots=True)
+class ModelEndpointSettings:
+    """One configured model endpoint: where it is, which model, its key, limit overrides.
+
+    ``url`` is the base URL ending in ``/v1`` (``https://api.openai.com/v1``,
+    ``http://localhost:8000/v1``). The key is never shown (``repr``), logged, cached or
+    written to results. ``rpm``, ``tpm``, ``concurrency``: None keeps the defaults of
+    :mod:`verifier.endpoints`.
+    """
+
+    url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    rpm: int | None = None
+    tpm: int | None = None
+    concurrency: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.url.startswith(("http://", "https://")):
+            raise ConfigError(f"model endpoint URL must be http(s), got {self.url!r}")
+        if not self.model:
+            raise ConfigError(f"model endpoint {self.url} needs a model name")
+        for name in ("rpm", "tpm", "concurrency"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ConfigError(f"model endpoint {name} must be at least 1, got {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """The ``models`` section: which language-model endpoints answer, and how.
+
+    From the environment (:meth:`from_env`):
+
+    =============================  ======================================================
+    ``VERIFIER_LLM_URL``           chat endpoint base URL (``…/v1``); unset: offline chat
+    ``VERIFIER_LLM_MODEL``         its model (required with the URL)
+    ``VERIFIER_LLM_API_KEY``       its key; falls back to ``OPENAI_API_KEY``
+    ``VERIFIER_LLM_JSON_MODE``     ``json_schema`` (default; OpenAI, vLLM),
+                                   ``json_schema_top_level`` (llama.cpp), ``json_object``
+                                   or ``text`` (the schema goes in the prompt)
+    ``VERIFIER_LLM_RPM``,          limits of the endpoint(s) (defaults in
+    ``_TPM``, ``_CONCURRENCY``     :mod:`verifier.endpoints`)
+    ``VERIFIER_LLM_CONTEXT``       context tokens of the model (default 128,000)
+    ``VERIFIER_LLM_PRICES``        extra price rows, ``MODEL=IN/CACHED/OUT`` per 1M tokens
+    ``VERIFIER_DECISION_URL``      decision endpoint; default: the chat endpoint
+    ``VERIFIER_DECISION_MODEL``    default: the chat model
+    ``VERIFIER_DECISION_FORMAT``   ``logprobs`` (default), ``decisions``, ``systemone`` or
+                                   ``offline``
+    ``VERIFIER_DECISION_API_KEY``  default: the chat endpoint's key
+    ``VERIFIER_DECISION_RPM`` …    limits of a separate decision endpoint
+    =============================  ======================================================
+
+    Nothing set: both interfaces are the offline baselines. A decision endpoint at the
+    chat endpoint's URL is the same endpoint: one set of limits for both.
+    """
+
+    llm: ModelEndpointSettings | None = None
+    decision: ModelEndpointSettings | None = None
+    decision_format: str = "logprobs"
+    json_mode: str = "json_schema"
+    context_tokens: int = 128_000
+    max_completion_tokens: int = 2048
+    """Reply tokens a chat (JSON) call may use; reserved against the TPM limit."""
+    prices: Mapping[str, tuple[float, float | None, float]] = field(default_factory=dict)
+    """Extra price rows (model → USD per 1M input, cached input, output tokens) on top of
+    :data:`verifier.llm.usage.PRICES`; they win over a shipped row of the same model."""
+
+    def __post_init__(self) -> None:
+        if self.decision_format not in DECISION_FORMATS:
+            raise ConfigError(f"VERIFIER_DECISION_FORMAT must be one of "
+                              f"{', '.join(DECISION_FORMATS)}, got {self.decision_format!r}")
+        if self.json_mode not in JSON_MODES:
+            raise ConfigError(f"VERIFIER_LLM_JSON_MODE must be one of {', '.join(JSON_MODES)}, "
+                              f"got {self.json_mode!r}")
+        if self.context_tokens < 256 or self.max_completion_tokens < 1:
+            raise ConfigError("context_tokens must be at least 256 and "
+                              "max_completion_tokens at least 1")
+        if self.decision is not None and self.decision_format == "offline":
+            raise ConfigError("a decision endpoint is configured but the format is 'offline'")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ModelSettings:
+        url = env.get("VERIFIER_LLM_URL") or None
+        model = env.get("VERIFIER_LLM_MODEL") or None
+        key = env.get("VERIFIER_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None
+        if url and not model:
+            raise ConfigError("VERIFIER_LLM_URL is set but VERIFIER_LLM_MODEL is not")
+        if model and not url:
+            raise ConfigError("VERIFIER_LLM_MODEL is set but VERIFIER_LLM_URL is not")
+        llm = None
+        if url and model:
+            llm = ModelEndpointSettings(
+                url=url, model=model, api_key=key,
+                rpm=_positive_int(env, "VERIFIER_LLM_RPM"),
+                tpm=_positive_int(env, "VERIFIER_LLM_TPM"),
+                concurrency=_positive_int(env, "VERIFIER_LLM_CONCURRENCY"))
+        fmt = env.get("VERIFIER_DECISION_FORMAT") or "logprobs"
+        d_url = env.get("VERIFIER_DECISION_URL") or None
+        d_model = env.get("VERIFIER_DECISION_MODEL") or None
+        decision = None
+        if fmt != "offline" and (d_url or llm is not None):
+            base = d_url or (llm.url if llm else "")
+            chosen = d_model or (llm.model if llm else None)
+            if not chosen:
+                raise ConfigError("VERIFIER_DECISION_URL is set but VERIFIER_DECISION_MODEL "
+                                  "is not (and no VERIFIER_LLM_MODEL to fall back on)")
+            same = llm is not None and base.rstrip("/") == llm.url.rstrip("/")
+            prefix = "VERIFIER_LLM" if same else "VERIFIER_DECISION"
+            decision = ModelEndpointSettings(
+                url=base, model=chosen,
+                api_key=env.get("VERIFIER_DECISION_API_KEY") or key,
+                rpm=_positive_int(env, f"{prefix}_RPM") or (llm.rpm if llm else None),
+                tpm=_positive_int(env, f"{prefix}_TPM") or (llm.tpm if llm else None),
+                concurrency=_positive_int(env, f"{prefix}_CONCURRENCY") or (
+                    llm.concurrency if llm else None))
+        context = _positive_int(env, "VERIFIER_LLM_CONTEXT")
+        return cls(llm=llm, decision=decision, decision_format=fmt,
+                   json_mode=env.get("VERIFIER_LLM_JSON_MODE") or "json_schema",
+                   context_tokens=context or 128_000,
+                   prices=parse_prices(env.get("VERIFIER_LLM_PRICES") or ""))
+
+    @property
+    def configured(self) -> bool:
+        """Whether any remote endpoint is configured."""
+        return self.llm is not None or self.decision is not None

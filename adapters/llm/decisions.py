@@ -26,7 +26,7 @@ from verifier.llm.types import Choice, Decision, DecisionResult, Predicate, Ques
 
 from . import answers
 from .failures import raise_for_status
-from .tokens import estimate_text_tokens
+from .tokens import estimate_decision_tokens
 from .wire import json_object, model_of, parse_usage, post_json
 
 PATH = "/decisions"
@@ -57,8 +57,7 @@ def build_request(model: str, state: str, questions: Mapping[str, Question], *,
     answers.check_questions(questions, MAX_QUESTIONS)
     payload = {"model": model, "input": state,
                "questions": [_question(name, q) for name, q in questions.items()]}
-    estimate = estimate_text_tokens(state) + sum(
-        estimate_text_tokens(q.instructions) + 4 for q in questions.values())
+    estimate = estimate_decision_tokens(state, questions)
     return post_json(PATH, payload, api_key=api_key, request_class="decisions",
                      estimated_tokens=estimate)
 

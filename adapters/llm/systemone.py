@@ -19,13 +19,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from verifier.errors import MalformedResponse
 from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.llm.types import Choice, Decision, DecisionResult, Predicate, Question, Score
 
 from . import answers
 from .failures import raise_for_status
-from .tokens import estimate_text_tokens
+from .tokens import estimate_decision_tokens
 from .wire import json_object, model_of, parse_usage, post_json
 
 PATH = "/systemone"
@@ -54,9 +56,8 @@ def build_request(model: str, state: str | Mapping[str, Any],
     answers.check_questions(questions, MAX_QUESTIONS)
     payload = {"model": model, "state": state if isinstance(state, str) else dict(state),
                "questions": {name: _question(q) for name, q in questions.items()}}
-    text = state if isinstance(state, str) else str(state)
-    estimate = estimate_text_tokens(text) + sum(
-        estimate_text_tokens(q.instructions) + 4 for q in questions.values())
+    text = state if isinstance(state, str) else orjson.dumps(dict(state)).decode()
+    estimate = estimate_decision_tokens(text, questions)
     return post_json(PATH, payload, api_key=api_key, request_class="decisions",
                      estimated_tokens=estimate)
 

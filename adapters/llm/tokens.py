@@ -7,7 +7,10 @@ The documented approximation (OpenAI's cookbook rule, ``shared/docs/models.md`` 
   reply's priming;
 - a JSON schema sent in ``response_format`` is prompt too: one more message of its
   compact JSON text, keys sorted;
-- a request reserves its prompt plus ``n × max_completion_tokens``.
+- a request reserves its prompt plus ``n × max_completion_tokens``;
+- a decision request (Decisions, System One) is a prompt of segments too: the state,
+  then one segment per question (``name: instructions`` and its options or levels), plus
+  2, and reserves one reply token per question.
 
 English prose runs close to 4 characters per token on GPT tokenizers; code, numbers and
 non-Latin scripts run denser, so the estimate is a budget, corrected afterwards from the
@@ -21,9 +24,9 @@ fifth (no word split in half), and says it was cut.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from verifier.llm.types import ChatMessage
+from verifier.llm.types import ChatMessage, Choice, Question, Score
 
 CHARS_PER_TOKEN = 4
 PER_MESSAGE = 4
@@ -61,3 +64,23 @@ def truncate_to_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
     if space >= limit * 4 // 5:
         cut = cut[:space]
     return cut.rstrip(), True
+
+
+def question_text(name: str, question: Question) -> str:
+    """The text a decision question is counted by: ``name: instructions`` and its options
+    (``option description`` pairs) or levels, space-separated."""
+    extra = ""
+    if isinstance(question, Choice):
+        extra = " " + " ".join(f"{k} {v}" for k, v in question.options.items())
+    elif isinstance(question, Score):
+        extra = " " + " ".join(question.levels)
+    return f"{name}: {question.instructions}{extra}"
+
+
+def estimate_decision_tokens(state: str, questions: Mapping[str, Question]) -> int:
+    """Tokens a decision request reserves: ``(state + 4) + Σ (question + 4) + 2`` prompt
+    and one reply token per question."""
+    prompt = estimate_text_tokens(state) + PER_MESSAGE + PRIMING + sum(
+        estimate_text_tokens(question_text(name, q)) + PER_MESSAGE
+        for name, q in questions.items())
+    return prompt + len(questions)

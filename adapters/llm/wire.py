@@ -34,7 +34,8 @@ def post_json(
 
     The API key goes in an ``Authorization: Bearer`` header (headers are identification:
     left out of cache keys, never logged). ``estimated_tokens`` is carried as the
-    request's ``cost`` so a token budget can reserve it before sending.
+    request's ``weight`` (what the endpoint's tokens-per-minute limit reserves before
+    sending) and, as before, its ``cost``.
     """
     headers: tuple[tuple[str, str], ...] = (("Content-Type", JSON_TYPE),)
     if api_key:
@@ -46,6 +47,7 @@ def post_json(
         headers=headers,
         request_class=request_class,
         cost=float(estimated_tokens),
+        weight=float(estimated_tokens),
     )
 
 

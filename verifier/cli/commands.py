@@ -20,6 +20,7 @@ from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
 
+from .models import add_models_command
 from .serve import add_serve_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +49,8 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
                     "options as 'verifier-world serve').")
     add_serve_arguments(serve)
     serve.set_defaults(handler=run_world_serve, debug=False)
+
+    add_models_command(commands)
 
     bench = commands.add_parser(
         "bench", help="run a benchmark from bench/ (walters-wilder, parsing, ...)",

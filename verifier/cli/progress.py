@@ -117,6 +117,8 @@ class RunProgress:
             line += (f" | {s.name}: {s.requests} sent, {s.cache_hits} cached, "
                      f"{s.throttled} throttled, {s.retries} retries, {s.failures} failed"
                      + (", PAUSED" if s.paused else ""))
+        for meter in list(self.stats.meters.values()):
+            line += f" | {meter.line()}"
         return line
 
 
@@ -278,6 +280,8 @@ def summary_lines(counts: Tally, stats: RunStats, elapsed: float, output_path: P
     for s in sources:
         lines.append(f"  {s.name:<16}{s.requests:>6} sent, {s.cache_hits} cache hits, "
                      f"{s.throttled} throttled, {s.retries} retries, {s.failures} failed")
+    for meter in list(stats.meters.values()):
+        lines.append(meter.line())
     if stats.notices:
         lines.append("Notices:")
         lines.extend(f"  {notice}" for notice in stats.notices)

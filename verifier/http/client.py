@@ -17,7 +17,15 @@ or language-model endpoint alike. For one request it:
    deadline is not made, and the failure is returned at once;
 4. reads the answer with the service's :class:`ResponseReader` and stores the raw
    response in the cache for the TTL the reader's verdict calls for (answers for the
-   positive TTL, "not found" for the negative TTL; errors and throttling never).
+   positive TTL, "not found" for the negative TTL, never when that TTL is 0; errors and
+   throttling never).
+
+A reader may also *classify* a response before the default status handling (an optional
+``classify(request, response) -> Classified | None`` method, called once for every
+response that arrives from the network and never for a cached one). Model endpoints use
+it: their 429s are of three kinds (throttled with a stated wait, "Request too large",
+quota) and only the first may be retried, and some 200s (a refusal, a reply cut at its
+token limit) are final failures that retrying the same request cannot fix.
 
 The client knows nothing of citations or premises: what a response means is the reader's
 business (:class:`ResponseReader`), and failures are :class:`~verifier.errors.SourceError`
@@ -30,6 +38,7 @@ import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar
 
 from verifier.errors import (
@@ -81,6 +90,40 @@ class ResponseReader(Protocol[T]):
     def rate_hint(self, response: HttpResponse) -> RateHint | None: ...
 
 
+class Outcome(StrEnum):
+    """What a reader's ``classify`` says one network response is."""
+
+    THROTTLED = "throttled"
+    """Too many requests: pause the whole service for ``wait_s`` (or the policy's default
+    pause) and retry within the deadline."""
+    SERVER_ERROR = "server_error"
+    """The service is unwell: retry with backoff; counts towards the breaker."""
+    FINE = "fine"
+    """Read it with ``read``, skipping the default 429/5xx handling."""
+    REJECTED = "rejected"
+    """A final answer that retrying cannot change: raise ``error``, never retry."""
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    """A reader's classification of one response (see :class:`Outcome`)."""
+
+    outcome: Outcome
+    message: str = ""
+    wait_s: float | None = None
+    """THROTTLED: the wait the service stated, in seconds (None: the default pause)."""
+    error: SourceError | None = None
+    """REJECTED: the error to raise (default: ``UnexpectedStatus`` with the message)."""
+
+
+class _Final(Exception):
+    """Carries a rejected response's error past the retry loop."""
+
+    def __init__(self, error: SourceError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 @dataclass(frozen=True, slots=True)
 class CachePolicy:
     read: bool
@@ -126,8 +169,13 @@ class PacedClient:
         cache: ResponseCache | None,
         cache_policy: CachePolicy,
         rng: random.Random | None = None,
+        cache_scope: str | None = None,
     ) -> None:
+        """``cache_scope`` names the cache namespace (default ``name``): a model endpoint
+        scopes its answers by its base URL, so two endpoints serving a model of the same
+        name never share answers."""
         self.name = name
+        self.cache_scope = cache_scope or name
         self.base_url = base_url
         self.gate = gate
         self._transport = transport
@@ -212,7 +260,7 @@ class PacedClient:
     ) -> Fetched[T] | None:
         if self._cache is None or not self._cache_policy.read:
             return None
-        response = await self._cache.get(self.name, key, origin=self.base_url)
+        response = await self._cache.get(self.cache_scope, key, origin=self.base_url)
         if response is None:
             return None
         try:
@@ -240,6 +288,11 @@ class PacedClient:
                 failure = exc
                 if isinstance(exc, TransportError):
                     sent += 1
+            except _Final as final:
+                # An answer retrying cannot change (a refusal, a reply cut short, a quota).
+                stats.failures += 1
+                final.error.requests = sent
+                raise final.error from None
             except (UnexpectedStatus, DeadlineExceeded, CircuitOpen, BudgetSpent) as exc:
                 # None is helped by trying again now. Only a refusal (401, 403: a bad key,
                 # a block) says the service will not serve us: that counts to the breaker.
@@ -294,13 +347,24 @@ class PacedClient:
         hint = reader.rate_hint(response)
         if hint is not None:
             self.gate.apply_hint(hint)
-        if response.status == 429:
-            spent = self.gate.budget_message
-            if spent is not None:
-                raise BudgetSpent(spent)  # not throttling: no retry, no pause, no miss
-            self._throttled(response)
-        if response.status >= 500:
-            raise ServerError(f"{self.name}: HTTP {response.status}", response.status)
+        classify = getattr(reader, "classify", None)
+        verdict: Classified | None = classify(request, response) if classify else None
+        if verdict is None:
+            if response.status == 429:
+                spent = self.gate.budget_message
+                if spent is not None:
+                    raise BudgetSpent(spent)  # not throttling: no retry, no pause, no miss
+                self._throttled(response)
+            if response.status >= 500:
+                raise ServerError(f"{self.name}: HTTP {response.status}", response.status)
+        elif verdict.outcome is Outcome.THROTTLED:
+            self._throttled(response, verdict.wait_s, verdict.message)
+        elif verdict.outcome is Outcome.SERVER_ERROR:
+            raise ServerError(f"{self.name}: {verdict.message or response.status}",
+                              response.status)
+        elif verdict.outcome is Outcome.REJECTED:
+            raise _Final(verdict.error or UnexpectedStatus(
+                f"{self.name}: {verdict.message or response.status}", response.status))
         try:
             return reader.read(request, response)
         except RateLimited as exc:
@@ -309,18 +373,23 @@ class PacedClient:
             self.gate.pause(exc.retry_after or self.gate.policy.default_pause_s)
             raise
 
-    def _throttled(self, response: HttpResponse) -> None:
+    def _throttled(self, response: HttpResponse, stated: float | None = None,
+                   message: str = "") -> None:
         self.gate.stats.throttled += 1
-        retry_after = parse_retry_after(response.header("retry-after"))
+        retry_after = stated if stated is not None else parse_retry_after(
+            response.header("retry-after"))
         self.gate.pause(self.gate.policy.default_pause_s if retry_after is None else retry_after)
         detail = f" (Retry-After {retry_after:.1f}s)" if retry_after is not None else ""
-        raise RateLimited(f"{self.name}: HTTP 429{detail}", retry_after)
+        why = f": {message}" if message else ""
+        raise RateLimited(f"{self.name}: HTTP {response.status}{detail}{why}", retry_after)
 
     async def _store(self, key: str, response: HttpResponse, *, positive: bool) -> None:
         if self._cache is None:
             return
         ttl = self._cache_policy.positive_ttl_s if positive else self._cache_policy.negative_ttl_s
-        await self._cache.put(self.name, key, response, ttl, origin=self.base_url)
+        if ttl <= 0:
+            return  # a client whose "not positive" answers are never kept
+        await self._cache.put(self.cache_scope, key, response, ttl, origin=self.base_url)
 
     def __repr__(self) -> str:
         return f"<PacedClient {self.name} {self.base_url} flights={len(self._flights)}>"

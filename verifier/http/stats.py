@@ -6,8 +6,22 @@ The engine only increments; readers (the progress bar, benchmarks) take snapshot
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from .redact import redact
+
+
+class RunMeter(Protocol):
+    """A run-level accumulator another layer keeps on the stats (the language models'
+    token and cost ledger), shown by the progress line and summaries without this layer
+    knowing what it counts."""
+
+    def line(self) -> str:
+        """A short progress text, e.g. "llm 120 calls, 1.2M tokens, $0.41"."""
+        ...
+
+    def as_json(self) -> dict[str, Any]:
+        ...
 
 
 @dataclass(slots=True)
@@ -31,6 +45,8 @@ class RunStats:
     sources: dict[str, SourceStats] = field(default_factory=dict)
     started: int = 0
     finished: int = 0
+    meters: dict[str, RunMeter] = field(default_factory=dict)
+    """Run-level accumulators by name (``models``: :class:`verifier.llm.usage.UsageLedger`)."""
     notices: list[str] = field(default_factory=list)
     """Things the user should know once per run (a source skipped for want of a key, a
     budget spent), in the order they happened. Never holds a credential."""
