@@ -49,7 +49,6 @@ from .aggregate import (
     NeedsHolistic,
     Premise,
     Route,
-    Scored,
     combine_phrasings,
     holistic,
     route,
