@@ -1,4 +1,5 @@
-"""The commands beside ``check`` and ``demo``: ``sources``, ``world serve`` and ``bench``.
+"""The commands beside ``check`` and ``demo``: ``sources``, ``world serve``, ``bench`` and
+``premises`` (:mod:`.premises`).
 
 Each registers its own sub-parser and handler; :mod:`verifier.cli` only calls
 :func:`add_commands`. Handlers return an exit code and raise ``ConfigError`` for usage
@@ -19,6 +20,8 @@ from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
+
+from .premises import add_premises_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCH_DIR = REPO_ROOT / "bench"
@@ -55,6 +58,8 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     bench.add_argument("name", metavar="NAME", help="benchmark name, e.g. walters-wilder")
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="the benchmark's own arguments")
     bench.set_defaults(handler=run_bench, debug=False)
+
+    add_premises_command(commands, common)
 
 
 def run_sources(args: argparse.Namespace) -> int:
