@@ -46,9 +46,11 @@ non-inferior to B when the interval's lower bound exceeds −0.03. Only comments
 both configurations enter.
 
 Default backend: the **offline baseline** (lexical, ``verifier.llm.offline``): every
-result says so. ``--world`` would run the same against the simulated model endpoint
-through the remote backends' ``open_models``; until those are merged it says so and
-exits 0.
+result says so. Its shipped weights were fitted on both claims sets, so on a claims set
+it runs with weights fitted on the other one only (:data:`HELD_OUT`; as
+``verifier bench decisions`` does); ``offline_weights`` in the output says which.
+``--world`` would run the same against the simulated model endpoint through the remote
+backends' ``open_models``; until those are merged it says so and exits 0.
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ from verifier.claims.evaluation import (  # noqa: E402
     paired_bootstrap,
     summarise,
 )
+from verifier.llm.interfaces import OfflineDecisions  # noqa: E402
+from verifier.llm.offline.decision import OfflineDecisionModel  # noqa: E402
+from verifier.llm.offline.training import Example, fit_weights  # noqa: E402
 from verifier.llm.types import Usage  # noqa: E402
 
 ELIFE = ROOT / ".." / "shared" / "data" / "elife" / "elife_sample.jsonl"
@@ -148,6 +153,27 @@ SETS: dict[str, Callable[[argparse.Namespace], list[Labelled]]] = {
     "claims-citation-integrity": lambda a: claims_set("citation_integrity", a.data),
     "elife-handwritten": lambda a: handwritten_set(a.fixtures, a.elife),
 }
+
+
+HELD_OUT = {"claims-scifact": "citation_integrity", "claims-citation-integrity": "scifact"}
+"""The offline decision model scores a claims set with weights fitted on the *other*
+claims set: the shipped weights were fitted on both, so they would be measured in-sample."""
+
+
+def offline_checker(data: Path) -> Callable[[str], tuple[PremiseChecker, str]]:
+    """Per set: the offline baseline, with held-out weights for the claims sets."""
+    def build(name: str) -> tuple[PremiseChecker, str]:
+        other = HELD_OUT.get(name)
+        if other is None:
+            return PremiseChecker(), "shipped (fitted on scifact + citation_integrity)"
+        try:
+            rows = read_rows(other, data)
+        except FileNotFoundError:
+            return PremiseChecker(), "shipped: IN-SAMPLE (the other claims set is absent)"
+        weights = fit_weights([Example(r.claim, r.evidence, r.label) for r in rows], (other,))
+        model = OfflineDecisions(OfflineDecisionModel(weights))
+        return PremiseChecker(decisions=model), f"fitted on {other} only (held out)"
+    return build
 
 
 def configs(phrasings: int) -> dict[str, PremiseOptions]:
@@ -247,16 +273,22 @@ async def run_config(checker: PremiseChecker, labelled: Sequence[Labelled],
     return results
 
 
-async def measure(checker: PremiseChecker, sets: dict[str, list[Labelled]],
-                  options: dict[str, PremiseOptions], args: argparse.Namespace,
-                  model: str | None) -> dict[str, Any]:
+async def measure(checker: PremiseChecker | Callable[[str], tuple[PremiseChecker, str]],
+                  sets: dict[str, list[Labelled]], options: dict[str, PremiseOptions],
+                  args: argparse.Namespace, model: str | None) -> dict[str, Any]:
+    """Every configuration on every set. ``checker`` is one checker for all sets, or a
+    function of the set's name giving its checker and a note on the models' weights."""
     report: dict[str, Any] = {}
     for name, labelled in sets.items():
+        if isinstance(checker, PremiseChecker):
+            for_set, weights = checker, ""
+        else:
+            for_set, weights = await asyncio.to_thread(checker, name)
         runs: dict[str, dict[str, CommentResult]] = {}
         timings: dict[str, float] = {}
         for config, opts in options.items():
             started = time.monotonic()
-            runs[config] = await run_config(checker, labelled, opts, args.concurrency)
+            runs[config] = await run_config(for_set, labelled, opts, args.concurrency)
             timings[config] = time.monotonic() - started
         metrics = {config: {**config_metrics(labelled, runs[config], model),
                             "wall_s": round(timings[config], 3)} for config in runs}
@@ -267,6 +299,7 @@ async def measure(checker: PremiseChecker, sets: dict[str, list[Labelled]],
             "comments": len(labelled),
             "erroneous": sum(x.erroneous for x in labelled),
             "papers": len({x.item.paper_id for x in labelled}),
+            **({"offline_weights": weights} if weights else {}),
             "configs": metrics,
             "bootstrap": comparisons.get("min-mean"),
             "comparisons": comparisons,
@@ -334,7 +367,9 @@ def print_table(report: dict[str, Any], header: str) -> None:
     print(NOT_REVIEWFACT)
     for name, result in report["sets"].items():
         print(f"\n{name}: {result['comments']} comments ({result['erroneous']} erroneous) "
-              f"on {result['papers']} papers")
+              f"on {result['papers']} papers"
+              + (f"; offline weights {result['offline_weights']}"
+                 if "offline_weights" in result else ""))
         print(f"  {'config':<12}{'AUROC':>8}{'n':>6}{'inconcl.':>9}{'tokens/c':>10}"
               f"{'req/c':>7}{'$/comment':>11}{'p50 s':>8}{'p95 s':>8}")
         for config, m in result["configs"].items():
@@ -370,8 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("no labelled set available", file=sys.stderr)
             return 2
         started = time.monotonic()
-        measured = asyncio.run(measure(PremiseChecker(), sets, configs(args.phrasings), args,
-                                       None))
+        measured = asyncio.run(measure(offline_checker(args.data), sets,
+                                       configs(args.phrasings), args, None))
         report = {"backend": "offline", "baseline": True, "model": "offline",
                   "note": "offline baseline (lexical decision model, rule-based "
                           "decomposition). " + NOT_REVIEWFACT,

@@ -67,6 +67,8 @@ def test_the_bench_writes_the_documented_json_with_every_configuration(
     assert "NOT ReviewFact" in report["note"] and "NOT ReviewFact" in capsys.readouterr().out
     scifact = report["sets"]["claims-scifact"]
     assert scifact["comments"] == 6 and scifact["erroneous"] == 3  # NEI left out
+    # The other claims set is absent here, so the shipped (in-sample) weights are named.
+    assert "IN-SAMPLE" in scifact["offline_weights"]
     assert set(scifact["configs"]) == {"min", "mean", "no_route", "holistic", "phrasings_k"}
     for metrics in scifact["configs"].values():
         for key in ("auroc", "n", "cost_per_comment", "latency_p50_s", "latency_p95_s"):
