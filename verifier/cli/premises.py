@@ -21,6 +21,10 @@ the item (``reviews.jsonl:3: …``): a line that is not a JSON object, no ``pape
 comment that is not text, empty, only whitespace or over 5,000 characters, an unknown
 paper id, a paper file that cannot be read, a repeated ``(paper_id, comment_id)``.
 
+The input, and each paper once, is read before checking starts (the papers stay in
+memory for the run). All comments share one session and one pair of models; at most
+``--concurrency`` are in flight.
+
 ``--resume`` skips the comments already in ``--output`` (any status) and appends the
 rest; a cut-short last line is repaired first. Progress and token use go to stderr.
 
