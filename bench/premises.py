@@ -58,6 +58,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import inspect
 import json
 import math
 import sys
@@ -431,7 +432,10 @@ async def _world(open_models: Any, args: argparse.Namespace) -> dict[str, Any]:
     sets = load_sets(args)
     started = time.monotonic()
     async with serve_models() as endpoint, Session(Settings.from_env()) as session:
-        models = open_models(session, base_url=endpoint.base_url)
+        # Unverified until the backends land: their settings may carry the URL instead.
+        accepts = inspect.signature(open_models).parameters
+        models = (open_models(session, base_url=endpoint.base_url) if "base_url" in accepts
+                  else open_models(session))
         decisions, chat = (models if isinstance(models, tuple)
                            else (models.decisions, models.chat))
         checker = PremiseChecker(session, decisions=decisions, chat=chat)
