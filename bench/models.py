@@ -82,7 +82,12 @@ SELF_HOSTED: dict[str, int | None] = {"rpm": None, "tpm": None,
                                       "concurrency": SELF_HOSTED_CONCURRENCY}
 CLAIMS_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["claims"], "properties": {
-        "claims": {"type": "array", "items": {"type": "string"}}}}
+        "claims": {"type": "array", "items": {
+            "type": "object", "required": ["summary", "source_excerpt"],
+            "properties": {"summary": {"type": "string"},
+                           "source_excerpt": {"type": "string"}}}}}}
+"""The shape the offline chat model's ``extract_claims`` task answers in (the simulated
+endpoint answers with the offline model)."""
 JSON_REPLY_TOKENS = 512
 
 _TOPICS = ("sparse attention", "protein folding", "graph networks", "speech recognition",

@@ -129,7 +129,7 @@ async def test_every_decision_backend_answers_through_the_paced_client(fmt: str)
         assert result.backend == fmt and decision.backend == fmt
         accuracy, speed = result.answers["accuracy"].probability, result.answers[
             "speed"].probability
-        assert accuracy is not None and speed is not None and accuracy > 0.5 > speed
+        assert accuracy is not None and speed is not None and accuracy > speed
         assert result.answers["topic"].choice == "attention"
         expected_requests = len(QUESTIONS) if fmt == "logprobs" else 1
         assert handle.counters.requests == expected_requests

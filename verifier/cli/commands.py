@@ -1,4 +1,5 @@
-"""The commands beside ``check`` and ``demo``: ``sources``, ``world serve`` and ``bench``.
+"""The commands beside ``check`` and ``demo``: ``sources``, ``world serve``, ``bench`` and
+``premises`` (:mod:`.premises`).
 
 Each registers its own sub-parser and handler; :mod:`verifier.cli` only calls
 :func:`add_commands`. Handlers return an exit code and raise ``ConfigError`` for usage
@@ -21,6 +22,7 @@ from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
 
 from .models import add_models_command
+from .premises import add_premises_command
 from .serve import add_serve_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +64,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     bench.set_defaults(handler=run_bench, debug=False)
 
     add_serve_command(commands)
+    add_premises_command(commands, common)
 
 
 def run_sources(args: argparse.Namespace) -> int:

@@ -10,11 +10,11 @@ asked of an object with two methods (:class:`AnswerModel`):
 - ``complete(messages, schema)``: the text of a chat reply; with a JSON schema, a JSON
   document that satisfies it.
 
-The world passes the project's offline model (``verifier/llm/offline/``) where a caller
-gives one (``serve_models(answer_model=...)``); by default it uses
-:class:`LexicalAnswerModel`, a small deterministic stand-in defined here, so the world
-imports nothing of the pipelines. Its answers are valid and vary with the text, but they
-are not a judgement anyone should rely on: it is a fixture, not a baseline.
+By default the endpoint answers with the project's offline model
+(:class:`OfflineAnswerModel` over ``verifier/llm/offline/``: a model, not a pipeline),
+so its answers are valid and meaningful; prompts the offline chat model has no task for
+get the reply of :class:`LexicalAnswerModel`, a small deterministic stand-in defined here
+(a fixture, not a baseline). ``serve_models(answer_model=...)`` plugs in any other.
 """
 
 from __future__ import annotations
@@ -183,3 +183,41 @@ def _instance(schema: Any, text: str) -> Any:
     if kind == "boolean":
         return False
     return None
+
+
+class OfflineAnswerModel:
+    """The project's offline baseline behind the simulated endpoint (its default): the
+    offline decision model answers decisions; the offline chat model answers the
+    pipelines' task prompts, and any other prompt gets the lexical stand-in's reply."""
+
+    def __init__(self) -> None:
+        from verifier.llm.offline import OfflineChatModel, OfflineDecisionModel
+
+        self._decisions = OfflineDecisionModel()
+        self._chat = OfflineChatModel()
+        self._fallback = LexicalAnswerModel()
+
+    def decide(self, state: str, questions: Mapping[str, Question]) -> Any:
+        return self._decisions.decide(state, questions)
+
+    def complete(self, messages: Sequence[ChatMessage],
+                 schema: Mapping[str, Any] | None = None) -> str:
+        from verifier.llm.offline import UnsupportedTask
+
+        try:
+            text = self._chat.complete(messages).text
+        except UnsupportedTask:
+            return self._fallback.complete(messages, schema)
+        if schema is not None and not _has_required(text, schema):
+            return self._fallback.complete(messages, schema)  # not the shape asked for
+        return text
+
+
+def _has_required(text: str, schema: Mapping[str, Any]) -> bool:
+    """Whether the JSON ``text`` is an object with every top-level key ``schema`` requires."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    required = schema.get("required", [])
+    return isinstance(value, dict) and all(key in value for key in required)

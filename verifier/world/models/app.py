@@ -52,7 +52,7 @@ from aiohttp import web
 from verifier.llm.types import ChatMessage, Choice, Predicate, Question, Role, Score
 
 from ..limits import WorldClock, retry_after_header
-from .answer import AnswerModel, LexicalAnswerModel, decisions_of
+from .answer import AnswerModel, OfflineAnswerModel, decisions_of
 from .limits import DEFAULT_COMPLETION, ModelLimiter, Refusal, format_duration
 from .options import FAULT_HEADER, FAULT_NAMES, ModelWorldOptions
 from .prefix import PrefixCache, Segment, completion_tokens, prompt_tokens
@@ -149,7 +149,7 @@ class ModelWorld:
         self.clock = clock
         self.limiter = ModelLimiter(options.limits, clock)
         self.cache = PrefixCache(options.cache_ttl_s)
-        self.answer_model: AnswerModel = options.answer_model or LexicalAnswerModel()
+        self.answer_model: AnswerModel = options.answer_model or OfflineAnswerModel()
         self.counters = ServedCounters()
         self.closing = asyncio.Event()
         self._latency_rng = random.Random(options.latency.seed)
@@ -807,11 +807,12 @@ async def serve_models(
 ) -> AsyncIterator[ModelsHandle]:
     """Serve the simulated endpoint alone on loopback (``port=0``: a free port) for the
     duration of the block. ``answer_model`` (e.g. the project's offline model) replaces
-    the options' one; the default is :class:`LexicalAnswerModel`."""
+    the options' one; the default is :class:`~.answer.OfflineAnswerModel`."""
     options = options or ModelWorldOptions()
     if answer_model is not None:
         options = dataclasses.replace(options, answer_model=answer_model)
-    app = create_models_app(options, WorldClock(time_scale))
+    # Built on a worker thread: the default answer model reads its weights file.
+    app = await asyncio.to_thread(create_models_app, options, WorldClock(time_scale))
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     try:
