@@ -20,6 +20,8 @@ from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
 
+from .judge import add_judge_command
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCH_DIR = REPO_ROOT / "bench"
 
@@ -55,6 +57,8 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     bench.add_argument("name", metavar="NAME", help="benchmark name, e.g. walters-wilder")
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="the benchmark's own arguments")
     bench.set_defaults(handler=run_bench, debug=False)
+
+    add_judge_command(commands, common)
 
 
 def run_sources(args: argparse.Namespace) -> int:
