@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from verifier.citations.checker import CitationChecker
 from verifier.errors import ConfigError
 from verifier.judge.inputs import (
     PaperInput,
@@ -54,9 +55,10 @@ from verifier.judge.report import build_report, markdown_table
 from verifier.judge.run import JudgeRun, PaperResult, ReferenceSummary, RunOptions
 from verifier.llm.interfaces import ChatModel, OfflineChat
 from verifier.reviews.models import ItemError
+from verifier.session import Session
 from verifier.settings import Settings
 
-from .output import JsonlWriter, LineQueue, repair_tail
+from .output import JsonlWriter, LineQueue
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 
@@ -196,29 +198,32 @@ def run_judge(args: argparse.Namespace) -> int:
     run = _JudgeCommand(args, settings, papers, errors, prior, references_path)
     started = time.perf_counter()
     interrupted = False
+    out = JsonlWriter.open(args.output, append=args.resume) if args.output is not None \
+        else JsonlWriter.stdout()
+    refs = JsonlWriter.open(references_path, append=args.resume) \
+        if references_path is not None else None
     try:
-        asyncio.run(run.main())
+        asyncio.run(run.main(out, refs))
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        out.close()
+        if refs is not None:
+            refs.close()
     if interrupted:
         return EXIT_INTERRUPTED
     return run.finish(time.perf_counter() - started)
 
 
 def repair_tail_safe(path: Path) -> None:
-    """Cut a killed run's half-written last line (a whole line without its newline is
-    cut too: its pair is simply judged again)."""
-    if path.exists() and path.stat().st_size:
-        with path.open("rb") as stream:
-            data = stream.read()
-        if not data.endswith(b"\n"):
-            repair_tail(path)
-            with path.open("rb") as stream:
-                data = stream.read()
-            if not data.endswith(b"\n"):
-                cut = data.rfind(b"\n") + 1
-                with path.open("r+b") as stream:
-                    stream.truncate(cut)
+    """Cut a killed run's last line if it has no newline (half-written, or whole but
+    unconfirmed: its pair is simply judged again, as :func:`read_lines` skips it)."""
+    if not path.exists():
+        return
+    with path.open("r+b") as stream:
+        data = stream.read()
+        if data and not data.endswith(b"\n"):
+            stream.truncate(data.rfind(b"\n") + 1)
 
 
 class _JudgeCommand:
@@ -240,45 +245,33 @@ class _JudgeCommand:
         refs = bool(todo) and paper.paper_id not in self.prior.references
         return todo, refs
 
-    async def main(self) -> None:
-        from verifier.citations.checker import CitationChecker
-        from verifier.session import Session
-
+    async def main(self, out: JsonlWriter, refs: JsonlWriter | None) -> None:
         args = self.args
-        out = JsonlWriter.open(args.output, append=args.resume) if args.output is not None \
-            else JsonlWriter.stdout()
-        refs = JsonlWriter.open(self.references_path, append=args.resume) \
-            if self.references_path is not None else None
-        try:
-            async with Session(self.settings) as session, LineQueue(out) as lines:
-                chat = chat_model(self.settings)
-                self.backend = chat.backend
-                judge = Judge(chat, JudgeOptions(calls_per_paper=args.calls_per_paper,
-                                                 calls_per_source=args.calls_per_source,
-                                                 batch_size=args.batch_size))
-                checker = None if args.no_references else CitationChecker(session)
-                runner = JudgeRun(judge, checker, RunOptions(
-                    papers_in_flight=args.papers_in_flight,
-                    references_per_paper=args.references_per_paper,
-                    check_references=not args.no_references))
-                for error in self.errors:
-                    if error["id"] not in self.prior.ids:
-                        await lines.put(orjson.dumps(error, option=orjson.OPT_APPEND_NEWLINE))
-                todo = [p for p in self.papers.values() if self._plan(p)[0]]
-                async with LineQueue(refs) if refs is not None else _NoQueue() as ref_lines:
+        async with Session(self.settings) as session, LineQueue(out) as lines:
+            chat = chat_model(self.settings)
+            self.backend = chat.backend
+            judge = Judge(chat, JudgeOptions(calls_per_paper=args.calls_per_paper,
+                                             calls_per_source=args.calls_per_source,
+                                             batch_size=args.batch_size))
+            checker = None if args.no_references else CitationChecker(session)
+            runner = JudgeRun(judge, checker, RunOptions(
+                papers_in_flight=args.papers_in_flight,
+                references_per_paper=args.references_per_paper,
+                check_references=not args.no_references))
+            for error in self.errors:
+                if error["id"] not in self.prior.ids:
+                    await lines.put(orjson.dumps(error, option=orjson.OPT_APPEND_NEWLINE))
+            todo = [p for p in self.papers.values() if self._plan(p)[0]]
+            async with LineQueue(refs) if refs is not None else _NoQueue() as ref_lines:
 
-                    async def on_reference(paper_id: str, report: Any) -> None:
-                        await ref_lines.put(orjson.dumps(
-                            {"paper_id": paper_id, "report": report},
-                            option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY))
+                async def on_reference(paper_id: str, report: Any) -> None:
+                    await ref_lines.put(orjson.dumps(
+                        {"paper_id": paper_id, "report": report},
+                        option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY))
 
-                    async with aclosing(runner.run(todo, on_reference, self._plan)) as results:
-                        async for result in results:
-                            await self._write(result, lines)
-        finally:
-            out.close()
-            if refs is not None:
-                refs.close()
+                async with aclosing(runner.run(todo, on_reference, self._plan)) as results:
+                    async for result in results:
+                        await self._write(result, lines)
 
     async def _write(self, result: PaperResult, lines: LineQueue) -> None:
         if result.outcome is None:

@@ -22,7 +22,6 @@ reference the engine could not read is an input error, counted apart.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Iterable
 from contextlib import aclosing
@@ -78,6 +77,7 @@ class PaperResult:
     """None when the paper's judging was skipped (every source already done)."""
     references: ReferenceSummary
     judge_wall_s: float = 0.0
+    """Loop seconds from the paper's start to the end of its judging."""
 
 
 def summarize_references(reports: Iterable[Report], *, given: bool,
@@ -110,7 +110,8 @@ class JudgeRun:
         sources judged (None: all; empty: the judging is skipped)."""
         wanted = set(paper.sources) if judge_sources is None else set(judge_sources)
         sources = {s: c for s, c in paper.sources.items() if s in wanted}
-        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         judge_wall = 0.0
 
         async def judged() -> PaperOutcome | None:
@@ -120,7 +121,7 @@ class JudgeRun:
             try:
                 return await self.judge.judge_paper(paper.paper_id, paper.text, sources)
             finally:
-                judge_wall = time.perf_counter() - started
+                judge_wall = loop.time() - started
 
         outcome, references = await asyncio.gather(
             judged(), self._references(paper, on_reference, check_references))
@@ -130,7 +131,8 @@ class JudgeRun:
                           wanted: bool) -> ReferenceSummary:
         if self.checker is None or not self.options.check_references or not wanted:
             return ReferenceSummary(False, paper.references_given)
-        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         items, unreadable = references_of(paper)
         reports: list[Report] = []
         if items:
@@ -142,7 +144,7 @@ class JudgeRun:
                         await on_reference(paper.paper_id, report)
         summary = summarize_references(reports, given=paper.references_given,
                                        unreadable=len(unreadable))
-        summary.wall_s = time.perf_counter() - started
+        summary.wall_s = loop.time() - started
         return summary
 
     async def run(self, papers: Iterable[PaperInput] | AsyncIterable[PaperInput],

@@ -15,7 +15,6 @@ tagged sections.
 
 from __future__ import annotations
 
-from functools import cache
 from importlib.resources import files
 
 from verifier.llm.types import ChatMessage, Role
@@ -36,12 +35,19 @@ PAPER_PREAMBLE = ("You are a careful scientific reviewer's assistant. The articl
                   "discussion follows.\n")
 
 
-@cache
+def _load(task: str) -> str:
+    name = f"{_FILES.get(task, task)}.v{VERSIONS[task]}.txt"
+    return (files(__package__) / name).read_text(encoding="utf-8")
+
+
+_TEXTS: dict[str, str] = {task: _load(task) for task in VERSIONS}
+"""Read once at import (a few kilobytes of package data), so no call reads a file on the
+event loop."""
+
+
 def prompt_text(task: str) -> str:
     """The instruction text of ``task`` at its pinned version (KeyError: unknown task)."""
-    version = VERSIONS[task]
-    name = f"{_FILES.get(task, task)}.v{version}.txt"
-    return (files(__package__) / name).read_text(encoding="utf-8")
+    return _TEXTS[task]
 
 
 def prompt_versions() -> dict[str, str]:
