@@ -74,6 +74,12 @@ def _type(citation: Citation) -> str:
     return {WorkType.BOOK: "book", WorkType.CHAPTER: "chapter"}.get(citation.type, "article")
 
 
+def _person(author: Any) -> dict[str, str]:
+    if not author.family:
+        return {"literal": author.literal}
+    return {"family": author.family, **({"given": author.given} if author.given else {})}
+
+
 def corpus_record(reference: str) -> dict[str, Any] | None:
     """The reference's corpus work under the coverage model, or None when it is left out
     (too little title, or held by nobody)."""
@@ -92,8 +98,7 @@ def corpus_record(reference: str) -> dict[str, Any] | None:
         "id": f"nips-ref-{digest}",
         "type": _type(citation),
         "title": citation.title,
-        "authors": [{"family": a.family, "given": a.given} if a.family else
-                    {"literal": a.literal or "Anonymous"} for a in citation.authors],
+        "authors": [_person(a) for a in citation.authors if a.family or a.literal],
         "year": citation.year,
         "sources": sources,
     }

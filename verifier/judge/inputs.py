@@ -57,6 +57,9 @@ class PaperInput:
     errors: list[ItemError] = field(default_factory=list)
     """Per-item errors met while reading this paper's reviews (a review with no comment)."""
     ratings: tuple[int | None, ...] = ()
+    """The human reviewers' ratings, in review order (None where a review has none)."""
+    reviews: tuple[str, ...] = ()
+    """The human reviews' whole texts, in review order (the rubric evaluation's input)."""
     decision: str | None = None
 
 
@@ -103,7 +106,7 @@ def paper_input(record: Mapping[str, object], where: str) -> PaperInput | ItemEr
                                  and bool(record.get("references")))
     item = PaperInput(paper.paper_id, paper.title, paper.text, paper.references,
                       bool(given), ratings=tuple(r.rating for r in paper.reviews),
-                      decision=paper.decision)
+                      reviews=tuple(r.text for r in paper.reviews), decision=paper.decision)
     if paper.reviews:
         drop = elife.BOILERPLATE if kind == "elife" else ()
         comments, errors = comments_of(paper, HUMAN, drop=drop)

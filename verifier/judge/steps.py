@@ -107,14 +107,15 @@ class CallLog:
         self.usage = self.usage + other.usage
 
 
-def answer_list(text: str, key: str) -> object:
-    """The list under ``key`` of a JSON answer (a bare list is accepted too); raises
-    ValueError when the text is not JSON even after repair."""
+def answer_list(text: str, key: str | None) -> object:
+    """The value under ``key`` of a JSON answer (a bare list is accepted too; ``key``
+    None: the whole document); raises ValueError when the text is not JSON even after
+    repair."""
     try:
         document = parse_json_text(text)
     except SourceError as exc:
         raise ValueError(str(exc)) from None
-    if isinstance(document, Mapping):
+    if key is not None and isinstance(document, Mapping):
         return document.get(key)
     return document
 
@@ -128,21 +129,26 @@ async def ask(
     log: CallLog,
     *,
     deadline: float | None = None,
+    schema: Mapping[str, Any] | None = None,
+    key: str | None = None,
 ) -> T | StepFailure:
-    """One step's call, retried once (module docstring)."""
+    """One step's call, retried once (module docstring). ``schema`` and ``key`` (the
+    answer's list key; None: the whole document) default to the step's own."""
     messages = messages_for(paper_text, step, **sections)
+    if schema is None:
+        schema, key = SCHEMAS[step], KEYS[step]
     reasons: list[str] = []
     for _ in range(MAX_ATTEMPTS):
         log.calls += 1
         try:
-            result = await model.complete(messages, schema=SCHEMAS[step], deadline=deadline)
+            result = await model.complete(messages, schema=schema, deadline=deadline)
         except (SourceError, ValueError) as exc:  # endpoint failure, unanswerable request
             reasons.append(f"{type(exc).__name__}: {exc}")
             log.failed_attempts += 1
             continue
         log.usage = log.usage + result.usage
         try:
-            value = validate(answer_list(result.text, KEYS[step]))
+            value = validate(answer_list(result.text, key))
         except ValueError as exc:
             reasons.append(str(exc))
             log.failed_attempts += 1
