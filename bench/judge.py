@@ -68,7 +68,7 @@ from verifier.judge.lines import judgements_of, source_line
 from verifier.judge.metrics import METRICS
 from verifier.judge.pipeline import Judge, JudgeOptions
 from verifier.judge.published import load_published_means
-from verifier.judge.report import build_report, markdown_table
+from verifier.judge.report import build_report
 from verifier.judge.run import JudgeRun, RunOptions
 from verifier.reviews.models import ItemError
 from verifier.session import Session
@@ -149,7 +149,10 @@ async def one_run(name: str, papers: list[PaperInput], corpus: Path, cache_dir: 
             refs_walls: list[float] = []
             statuses: dict[str, int] = {}
             started = loop.time()
-            plan = (lambda p: (None if judge else [], refs))
+
+            def plan(_paper: PaperInput) -> tuple[list[str] | None, bool]:
+                return (None if judge else [], refs)
+
             async with lag.sampling():
                 async for result in run.run(papers, plan=plan):
                     end = loop.time() - started
@@ -251,7 +254,7 @@ def print_baseline(result: dict[str, Any]) -> None:
           "distance | ReviewBench 1,000 mean | distance |")
     print("|---|---|---|---|---|---|")
     for metric, row in result["metrics"].items():
-        def pct(v: Any, signed: bool = False) -> str:
+        def pct(v: Any, signed: bool = False, metric: str = metric) -> str:
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 return "–"
             scale = 1 if metric == "comments_per_paper" else 100

@@ -18,7 +18,7 @@ RUBRIC = {"rubric": {item: f"criterion for {item}" for item in ITEMS}}
 
 
 def scores(rating: int, decision: str = "accept", pitfall: int = 0) -> str:
-    items = {item: 2 for item in ITEMS}
+    items = dict.fromkeys(ITEMS, 2)
     items[PITFALL] = pitfall
     return json.dumps({"scores": items, "rating": rating, "decision": decision})
 
@@ -43,9 +43,9 @@ class ScriptedRubricChat:
 
 
 def paper(pid: str, reviews: tuple[str, ...], ratings: tuple[int | None, ...],
-          decision: str) -> PaperInput:
-    return PaperInput(pid, "", f"Text of {pid}.", (), True, ratings=ratings, reviews=reviews,
-                      decision=decision)
+          decision: str, text: str = "") -> PaperInput:
+    return PaperInput(pid, "", text or f"Text of {pid}.", (), True, ratings=ratings,
+                      reviews=reviews, decision=decision)
 
 
 @pytest.mark.asyncio
@@ -78,7 +78,7 @@ async def test_the_offline_rubric_baseline_answers_in_range_and_says_it_is_one()
             "demonstrate that combining them outperforms the strongest baseline.\n")
     review = ("The widget recall claim is not supported by Table 2; please compare with a "
               "stronger baseline.\n\nThe writing is clear and the results are strong.")
-    result = await evaluate_rubrics([paper("P", (review,), (4,), "Accept (poster)")],
+    result = await evaluate_rubrics([paper("P", (review,), (4,), "Accept (poster)", text)],
                                     OfflineRubricChat())
     assert result["baseline"] is True and result["errors"] == []
     assert result["reviews_scored"] == 1
