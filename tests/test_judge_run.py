@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, Iterable
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from test_judge_pipeline import COMMENTS, PAPER, FakeChat, all_good
 from virtual_clock import run_virtual
 
@@ -90,3 +91,17 @@ def test_without_a_checker_the_reference_side_says_it_was_skipped() -> None:
 
     result = run_virtual(main())
     assert result.references.checked is False and result.references.total == 0
+
+
+def test_a_slow_reference_check_never_holds_a_judging_slot() -> None:
+    # One paper at a time per workload: judging takes 2 s a paper, references 5 s.
+    async def main() -> list[Any]:
+        run = JudgeRun(Judge(FakeChat(all_good(), delay=1.0)), SlowChecker(5.0),  # type: ignore[arg-type]
+                       RunOptions(papers_in_flight=1, references_per_paper=8))
+        return [r async for r in run.run([paper("p0"), paper("p1"), paper("p2")])]
+
+    results = run_virtual(main())
+    judged_at = sorted(r.started_at + r.judge_wall_s for r in results)
+    checked_at = sorted(r.started_at + r.references.wall_s for r in results)
+    assert judged_at == pytest.approx([2.0, 4.0, 6.0], abs=0.05)  # back to back
+    assert checked_at == pytest.approx([5.0, 10.0, 15.0], abs=0.05)

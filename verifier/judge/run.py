@@ -11,8 +11,11 @@ event loop, the same paced clients and cache). For each paper
   decided;
 
 and neither waits for the other: the paper is done when both are. :meth:`JudgeRun.run`
-runs at most ``papers_in_flight`` papers at a time over a (lazy) stream of papers and
-yields each :class:`PaperResult` as it finishes. Without a checker (or with
+reads a (lazy) stream of papers and yields each :class:`PaperResult` as it finishes; each
+workload has its own ``papers_in_flight`` slots (papers being judged; papers whose
+references are being checked), so a slow reference check never holds a judging slot,
+and at most ``admission × papers_in_flight`` papers are admitted at once (memory stays
+bounded however far one workload runs ahead). Without a checker (or with
 ``check_references=False``) the reference side is skipped and says so.
 
 The reference summary (:func:`summarize_references`) counts statuses and flags; a
@@ -43,12 +46,18 @@ ReferenceSink = Callable[[str, "Report"], Awaitable[None]]
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     papers_in_flight: int = 4
+    """Papers being judged at once, and (separately) papers whose references are being
+    checked at once."""
     references_per_paper: int = 8
     check_references: bool = True
+    admission: int = 4
+    """Papers admitted at once = ``admission × papers_in_flight``: how far one workload
+    may run ahead of the other before the run stops reading papers (bounds memory)."""
 
     def __post_init__(self) -> None:
-        if self.papers_in_flight < 1 or self.references_per_paper < 1:
-            raise ValueError("papers_in_flight and references_per_paper must be at least 1")
+        if min(self.papers_in_flight, self.references_per_paper, self.admission) < 1:
+            raise ValueError("papers_in_flight, references_per_paper and admission must be "
+                             "at least 1")
 
 
 @dataclass(slots=True)
@@ -62,6 +71,7 @@ class ReferenceSummary:
     flags: Counter[str] = field(default_factory=Counter)
     input_errors: int = 0
     wall_s: float = 0.0
+    """Loop seconds from the paper's admission to its last reference decided."""
 
     def as_json(self) -> dict[str, Any]:
         return {"checked": self.checked, "given": self.given, "total": self.total,
@@ -77,7 +87,20 @@ class PaperResult:
     """None when the paper's judging was skipped (every source already done)."""
     references: ReferenceSummary
     judge_wall_s: float = 0.0
-    """Loop seconds from the paper's start to the end of its judging."""
+    """Loop seconds from the paper's admission to the end of its judging."""
+    started_at: float = 0.0
+    """Loop time the paper was admitted; its judging ended at ``started_at +
+    judge_wall_s``, its references at ``started_at + references.wall_s``."""
+
+
+class _free:
+    """A semaphore that never waits (a paper run on its own)."""
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
 
 
 def summarize_references(reports: Iterable[Report], *, given: bool,
@@ -105,9 +128,13 @@ class JudgeRun:
 
     async def run_paper(self, paper: PaperInput, on_reference: ReferenceSink | None = None,
                         *, judge_sources: Iterable[str] | None = None,
-                        check_references: bool = True) -> PaperResult:
+                        check_references: bool = True,
+                        slots: tuple[Any, Any] | None = None,
+                        ) -> PaperResult:
         """Both workloads of one paper, concurrently. ``judge_sources`` limits the
-        sources judged (None: all; empty: the judging is skipped)."""
+        sources judged (None: all; empty: the judging is skipped); ``slots`` are the
+        run's (judging, references) semaphores, each workload waiting only for its own."""
+        judge_slot, refs_slot = slots if slots is not None else (_free(), _free())
         wanted = set(paper.sources) if judge_sources is None else set(judge_sources)
         sources = {s: c for s, c in paper.sources.items() if s in wanted}
         loop = asyncio.get_running_loop()
@@ -119,20 +146,25 @@ class JudgeRun:
             if not sources:
                 return None
             try:
-                return await self.judge.judge_paper(paper.paper_id, paper.text, sources)
+                async with judge_slot:
+                    return await self.judge.judge_paper(paper.paper_id, paper.text, sources)
             finally:
                 judge_wall = loop.time() - started
 
-        outcome, references = await asyncio.gather(
-            judged(), self._references(paper, on_reference, check_references))
-        return PaperResult(paper, outcome, references, judge_wall)
+        async def checked() -> ReferenceSummary:
+            async with refs_slot:
+                summary = await self._references(paper, on_reference, check_references)
+            if summary.checked:
+                summary.wall_s = loop.time() - started
+            return summary
+
+        outcome, references = await asyncio.gather(judged(), checked())
+        return PaperResult(paper, outcome, references, judge_wall, started)
 
     async def _references(self, paper: PaperInput, on_reference: ReferenceSink | None,
                           wanted: bool) -> ReferenceSummary:
         if self.checker is None or not self.options.check_references or not wanted:
             return ReferenceSummary(False, paper.references_given)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
         items, unreadable = references_of(paper)
         reports: list[Report] = []
         if items:
@@ -142,10 +174,8 @@ class JudgeRun:
                     reports.append(report)
                     if on_reference is not None:
                         await on_reference(paper.paper_id, report)
-        summary = summarize_references(reports, given=paper.references_given,
-                                       unreadable=len(unreadable))
-        summary.wall_s = loop.time() - started
-        return summary
+        return summarize_references(reports, given=paper.references_given,
+                                    unreadable=len(unreadable))
 
     async def run(self, papers: Iterable[PaperInput] | AsyncIterable[PaperInput],
                   on_reference: ReferenceSink | None = None,
@@ -155,12 +185,15 @@ class JudgeRun:
         ``plan(paper)`` says which sources to judge and whether to check references
         (``--resume`` skips what is done); default: everything."""
 
+        slots = (asyncio.Semaphore(self.options.papers_in_flight),
+                 asyncio.Semaphore(self.options.papers_in_flight))
+
         async def one(paper: PaperInput) -> PaperResult:
             sources, refs = plan(paper) if plan is not None else (None, True)
             return await self.run_paper(paper, on_reference, judge_sources=sources,
-                                        check_references=refs)
+                                        check_references=refs, slots=slots)
 
-        async with aclosing(map_bounded(papers, one,
-                                        concurrency=self.options.papers_in_flight)) as results:
+        window = self.options.papers_in_flight * self.options.admission
+        async with aclosing(map_bounded(papers, one, concurrency=window)) as results:
             async for result in results:
                 yield result
