@@ -93,7 +93,7 @@ class PaperResult:
     judge_wall_s``, its references at ``started_at + references.wall_s``."""
 
 
-class _free:
+class _NoLimit:
     """A semaphore that never waits (a paper run on its own)."""
 
     async def __aenter__(self) -> None:
@@ -134,7 +134,7 @@ class JudgeRun:
         """Both workloads of one paper, concurrently. ``judge_sources`` limits the
         sources judged (None: all; empty: the judging is skipped); ``slots`` are the
         run's (judging, references) semaphores, each workload waiting only for its own."""
-        judge_slot, refs_slot = slots if slots is not None else (_free(), _free())
+        judge_slot, refs_slot = slots if slots is not None else (_NoLimit(), _NoLimit())
         wanted = set(paper.sources) if judge_sources is None else set(judge_sources)
         sources = {s: c for s, c in paper.sources.items() if s in wanted}
         loop = asyncio.get_running_loop()
