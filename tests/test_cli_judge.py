@@ -127,3 +127,16 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert main(["judge", str(tmp_path / "missing.jsonl"), "--quiet"]) == 2
     papers, _ = inputs(tmp_path)
     assert main(["judge", str(papers), "--resume", "--quiet"]) == 2
+
+
+def test_without_output_the_lines_go_to_stdout_and_the_report_is_still_built(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    papers, comments = inputs(tmp_path)
+    report = tmp_path / "report.json"
+    code = main(["judge", str(papers), "--comments", str(comments), "--report", str(report),
+                 "--no-references", "--no-cache"])
+    captured = capsys.readouterr()
+    ids = {json.loads(line)["id"] for line in captured.out.splitlines()}
+    assert {"P1:human", "P1:tool", "P2:human", "P2:tool", "P3"} <= ids
+    assert "| Points to a claim |" in captured.err  # the table, not mixed into the lines
+    assert json.loads(report.read_text())["papers"] == 2 and code == 3

@@ -239,6 +239,8 @@ class _JudgeCommand:
         self.backend = "offline"
         self.judged = 0
         self.failed_sources = 0
+        self.kept: list[dict[str, Any]] = []
+        """Lines written to stdout (no file to read back for the report)."""
 
     def _plan(self, paper: PaperInput) -> tuple[list[str], bool]:
         todo = [s for s in paper.sources if line_id(paper.paper_id, s) not in self.prior.ids]
@@ -286,6 +288,8 @@ class _JudgeCommand:
         for outcome in result.outcome.sources.values():
             line = source_line(outcome, references, self.backend)
             await lines.put(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+            if self.args.output is None:
+                self.kept.append(line)
             self.judged += 1
             if outcome.failed is not None or outcome.errors:
                 self.failed_sources += 1
@@ -300,7 +304,7 @@ class _JudgeCommand:
         if args.output is not None:
             collected = judgements_of(read_lines(args.output))
         else:
-            collected = judgements_of([])
+            collected = judgements_of([*self.errors, *self.kept])
         report: dict[str, Any] = build_report(collected.judgements) if collected.judgements \
             else {"sources": {}, "tests": [], "kappa": {}, "papers": 0}
         report["skipped"] = collected.skipped
