@@ -33,6 +33,7 @@ import hashlib
 import math
 import resource
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -160,13 +161,13 @@ class WorldLink:
 @contextlib.asynccontextmanager
 async def open_world(corpus: Path, *, time_scale: float, scenario: Path | None = None,
                      in_process: bool = False, jitter_s: float | None = None,
-                     enforce_limits: bool = True, enforce_budgets: bool = True
-                     ) -> AsyncIterator[WorldLink]:
+                     enforce_limits: bool = True, enforce_budgets: bool = True,
+                     port: int = 0) -> AsyncIterator[WorldLink]:
     """The world over ``corpus``: in a child process of its own (default), or served on
     the running loop (``in_process``), which then shares the loop with the engine.
     ``jitter_s``: the world's rate-window tolerance (None: its default)."""
     if in_process:
-        async with serve_world(corpus, time_scale=time_scale, scenario=scenario,
+        async with serve_world(corpus, port=port, time_scale=time_scale, scenario=scenario,
                                jitter_s=JITTER_S if jitter_s is None else jitter_s,
                                enforce_limits=enforce_limits,
                                enforce_budgets=enforce_budgets) as world:
@@ -177,7 +178,7 @@ async def open_world(corpus: Path, *, time_scale: float, scenario: Path | None =
     else:
         async with world_process(corpus, time_scale=time_scale, scenario=scenario,
                                  jitter_s=jitter_s, enforce_limits=enforce_limits,
-                                 enforce_budgets=enforce_budgets) as child:
+                                 enforce_budgets=enforce_budgets, port=port) as child:
             link = WorldLink(child.base_urls, child.stats)
             yield link
         lines = [orjson.loads(line) for line in child.output if line.startswith("{")]
@@ -236,12 +237,13 @@ def engine_settings(base_urls: dict[str, str], *, keyless: bool, time_scale: flo
 async def run_once(name: str, citations: Sequence[Labelled], corpus: Path, settings: Settings,
                    *, time_scale: float, concurrency: int, scenario: Path | None = None,
                    naive: bool = False, world_in_process: bool = False,
-                   world_jitter_s: float | None = None) -> RunResult:
+                   world_jitter_s: float | None = None, world_port: int = 0) -> RunResult:
     """One pass over the citations against a fresh world; requests counted both sides,
     the engine's loop lag sampled while it runs."""
     items = [CitationInput(id=c.id, index=i, text=c.text) for i, c in enumerate(citations)]
     async with open_world(corpus, time_scale=time_scale, scenario=scenario,
-                          in_process=world_in_process, jitter_s=world_jitter_s) as world:
+                          in_process=world_in_process, jitter_s=world_jitter_s,
+                          port=world_port) as world:
         settings = replace(settings, base_urls={**settings.base_urls, **world.base_urls})
         options = CheckOptions(strategy=Strategy.ALL_AT_ONCE if naive else Strategy.PLANNED)
         reports: dict[str, Report] = {}
@@ -341,6 +343,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         corpus = world_corpus(args, work)
         scale = args.time_scale
         main_rule = rules[0]
+        # Every world of this bench is served at one port: the cache keys answers on the
+        # base URL they came from, so the cached re-run must ask the same URLs.
+        port = free_port()
         cache = work / "cache-main"
         settings = engine_settings({}, keyless=args.keyless, time_scale=scale,
                                    cache_dir=cache, independence=main_rule)
@@ -349,7 +354,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         main = await run_once("main", citations, corpus, settings, time_scale=scale,
                               concurrency=args.concurrency,
                               world_in_process=args.world_in_process,
-                              world_jitter_s=args.world_jitter_s)
+                              world_jitter_s=args.world_jitter_s, world_port=port)
         print_run(f"Engine ({main_rule}, time scale {scale})", citations, main)
         result.update(summary(citations, main))
         result["independence"] = {main_rule: {
@@ -370,7 +375,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         cached = await run_once("cached", citations, corpus, settings, time_scale=scale,
                                 concurrency=args.concurrency,
                                 world_in_process=args.world_in_process,
-                                world_jitter_s=args.world_jitter_s)
+                                world_jitter_s=args.world_jitter_s, world_port=port)
         same = sum(cached.reports[c.id].status == main.reports[c.id].status for c in citations)
         result["cached_rerun"] = {"wall_s": round(cached.wall_s, 2),
                                   "requests": sum(cached.requests_by_source.values()),
@@ -385,7 +390,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                                            cache_dir=work / f"cache-{rule}"),
                                    time_scale=scale, concurrency=args.concurrency,
                                    world_in_process=args.world_in_process,
-                                   world_jitter_s=args.world_jitter_s)
+                                   world_jitter_s=args.world_jitter_s, world_port=port)
             print_run(f"Engine ({rule}, time scale {scale})", citations, other)
             s = summary(citations, other)
             result["independence"][rule] = {"accuracy": s["table"]["all"]["accuracy"],
@@ -398,7 +403,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                                   replace(settings, cache_dir=work / "cache-naive"),
                                   time_scale=scale, concurrency=args.concurrency, naive=True,
                                   world_in_process=args.world_in_process,
-                                  world_jitter_s=args.world_jitter_s)
+                                  world_jitter_s=args.world_jitter_s, world_port=port)
             print_run(f"Naive baseline (all sources at once, first match wins, time scale "
                       f"{scale})", citations, base, lenient=True)
             s = summary(citations, base, lenient=True)
@@ -413,7 +418,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                                     replace(settings, cache_dir=work / "cache-faults"),
                                     time_scale=scale, concurrency=args.concurrency,
                                     scenario=scenario, world_in_process=args.world_in_process,
-                                    world_jitter_s=args.world_jitter_s)
+                                    world_jitter_s=args.world_jitter_s, world_port=port)
             print_run(f"Fault run ({scenario.name})", citations, faulty)
             changes = status_changes(main.statuses(), faulty.statuses())
             v2n = changes.get(f"{Status.VERIFIED}->{Status.NO_TRACE}", 0)
@@ -487,5 +492,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def free_port() -> int:
+    """A port free now on loopback, for the worlds this bench serves one after another."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

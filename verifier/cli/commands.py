@@ -21,6 +21,7 @@ from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
 
+from .judge import add_judge_command
 from .models import add_models_command
 from .premises import add_premises_command
 from .serve import add_serve_command
@@ -65,6 +66,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
     add_serve_command(commands)
     add_premises_command(commands, common)
+    add_judge_command(commands, common)
 
 
 def run_sources(args: argparse.Namespace) -> int:
@@ -112,7 +114,7 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data"})
+_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data", "judge_world", "judge_endpoint"})
 """bench/ modules that are used by benchmarks, not run as one."""
 
 __all__ = ["SOURCE_NAMES", "add_commands"]

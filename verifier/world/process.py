@@ -84,9 +84,10 @@ def serve_command(
     jitter_s: float | None = None,
     host: str = "127.0.0.1",
     python: str = sys.executable,
+    port: int = 0,
 ) -> list[str]:
     """The child's command line; ``corpus=None`` serves the packaged demo corpus."""
-    command = [python, "-m", "verifier.world", "serve", "--host", host, "--port", "0",
+    command = [python, "-m", "verifier.world", "serve", "--host", host, "--port", str(port),
                "--time-scale", repr(float(time_scale)), "--ready-json", "--stop-on-stdin-eof"]
     command += ["--demo"] if corpus is None else ["--corpus", str(corpus)]
     if scenario is not None:
@@ -113,16 +114,18 @@ async def world_process(
     enforce_budgets: bool = True,
     jitter_s: float | None = None,
     host: str = "127.0.0.1",
+    port: int = 0,
     start_timeout_s: float = 120.0,
     stop_timeout_s: float = 10.0,
 ) -> AsyncIterator[WorldProcess]:
     """Run the world in a child process for the duration of the block (see the module
     docstring for the contract). The options are those of ``serve_world`` (``None``:
-    the world's default)."""
+    the world's default). ``port=0`` picks a free port; a fixed one lets a later run be
+    served at the same base URLs (the cache keys answers on them)."""
     command = serve_command(corpus, time_scale=time_scale, scenario=scenario,
                             services=services, enforce_limits=enforce_limits,
                             enforce_budgets=enforce_budgets,
-                            jitter_s=jitter_s, host=host)
+                            jitter_s=jitter_s, host=host, port=port)
     child = await asyncio.create_subprocess_exec(
         *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=None, start_new_session=True)

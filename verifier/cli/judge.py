@@ -1,0 +1,348 @@
+"""``verifier judge``: judge review comments against papers' claims, and check the papers'
+references, on one event loop.
+
+::
+
+    verifier judge papers.jsonl [--comments comments.jsonl] --output judged.jsonl \\
+        [--references refs.jsonl] [--report report.json] [--resume]
+
+- ``papers.jsonl``: ``{paper_id, title, text[, references]}`` or the eLife / NeurIPS
+  records as they are (their reviews become the ``human`` source);
+  ``--comments``: ``{paper_id, source, comment}`` lines for other sources.
+- ``--output``: one line per paper and source, written and flushed as decided
+  (:mod:`verifier.judge.lines` has the keys); input errors get lines of their own.
+- ``--references``: the per-reference reports (``{"paper_id", "report"}`` lines;
+  default ``<output>.references.jsonl``); ``--no-references`` skips the check.
+- ``--report``: the metrics per source with intervals, tests and kappa
+  (:func:`verifier.judge.report.build_report`, plus ``skipped`` counts, ``backend`` and
+  ``baseline``); the Markdown table goes to stdout (stderr when the lines do).
+- ``--resume``: the (paper, source) pairs already in ``--output`` are not judged again; a
+  paper whose every source is done is not read again; a cut-short last line is dropped.
+
+The chat model is the offline baseline unless a backend is wired in
+(:func:`chat_model`); every line and the report say which (``baseline``).
+
+Exit codes: 0 all judged; 3 finished with input errors or sources not judged; 2 usage;
+4 internal error; 130 interrupted (``--resume`` continues).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from verifier.citations.checker import CitationChecker
+from verifier.errors import ConfigError
+from verifier.judge.inputs import (
+    PaperInput,
+    add_comments,
+    read_comments,
+    read_papers,
+)
+from verifier.judge.lines import input_error_line, judgements_of, line_id, source_line
+from verifier.judge.pipeline import Judge, JudgeOptions
+from verifier.judge.published import load_published_means
+from verifier.judge.report import build_report, markdown_table
+from verifier.judge.run import JudgeRun, PaperResult, ReferenceSummary, RunOptions
+from verifier.llm.interfaces import ChatModel, OfflineChat
+from verifier.reviews.models import ItemError
+from verifier.session import Session
+from verifier.settings import Settings
+
+from .output import JsonlWriter, LineQueue
+
+EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+def add_judge_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    judge = commands.add_parser(
+        "judge", parents=[common], help="judge review comments against papers' claims",
+        description="Judge each source's review comments against the papers' major claims "
+                    "(ReviewBench's steps) and check each paper's references, on one loop.")
+    judge.add_argument("papers", type=Path, metavar="PAPERS",
+                       help="papers JSON lines (eLife, NeurIPS or {paper_id, title, text})")
+    judge.add_argument("--comments", type=Path, metavar="FILE",
+                       help="{paper_id, source, comment} JSON lines for other sources")
+    judge.add_argument("--references", type=Path, metavar="FILE",
+                       help="per-reference reports (default: <output>.references.jsonl)")
+    judge.add_argument("--no-references", action="store_true",
+                       help="do not check the papers' references")
+    judge.add_argument("--report", type=Path, metavar="FILE", help="write report.json")
+    judge.add_argument("--resume", action="store_true",
+                       help="skip the (paper, source) pairs already in --output")
+    judge.add_argument("--papers-in-flight", type=_count, default=4, metavar="N")
+    judge.add_argument("--calls-per-paper", type=_count, default=4, metavar="N")
+    judge.add_argument("--calls-per-source", type=_count, default=2, metavar="N")
+    judge.add_argument("--batch-size", type=_count, default=40, metavar="N",
+                       help="comments per model call (default 40)")
+    judge.add_argument("--references-per-paper", type=_count, default=8, metavar="N")
+    judge.add_argument("--published-venue", default="eLife",
+                       help="ReviewBench venue whose published means the table shows "
+                            "(eLife, ICLR, NHB; 'none' to leave them out)")
+    judge.add_argument("--base-url", action="append", default=[], metavar="SOURCE=URL",
+                       help="where a bibliographic source lives (repeatable)")
+    judge.add_argument("--cache-dir", type=Path, metavar="DIR")
+    judge.add_argument("--no-cache", action="store_true")
+    judge.set_defaults(handler=run_judge)
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 1 <= number <= 10_000:
+        raise argparse.ArgumentTypeError(f"{number} is out of range 1..10000")
+    return number
+
+
+def chat_model(settings: Settings) -> ChatModel:
+    """The judge's chat model: the offline baseline. (The remote backends are opened
+    from the session by ``open_models``; the merge wires them here.)"""
+    return OfflineChat()
+
+
+# ----------------------------------------------------------------------------- prior output
+
+
+@dataclass(slots=True)
+class Prior:
+    ids: set[str] = field(default_factory=set)
+    references: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """paper_id → the reference summary an earlier line carries."""
+
+
+def read_lines(path: Path) -> Iterator[dict[str, Any] | None]:
+    """Each line of an output file as an object (None for an unreadable line); a last
+    line without its newline (a killed run's) is left out."""
+    with path.open("rb") as stream:
+        for raw in stream:
+            if not raw.strip() or not raw.endswith(b"\n"):
+                continue
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                yield None
+                continue
+            yield value if isinstance(value, dict) else None
+
+
+def scan_prior(path: Path) -> Prior:
+    prior = Prior()
+    if not path.exists():
+        return prior
+    for line in read_lines(path):
+        if line is None or not isinstance(line.get("id"), str):
+            continue
+        prior.ids.add(line["id"])
+        refs = line.get("references")
+        if isinstance(refs, dict) and refs.get("checked") and isinstance(line.get("paper_id"),
+                                                                         str):
+            prior.references.setdefault(line["paper_id"], refs)
+    return prior
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    if not args.papers.is_file():
+        raise ConfigError(f"papers file {str(args.papers)!r} not found")
+    if args.comments is not None and not args.comments.is_file():
+        raise ConfigError(f"comments file {str(args.comments)!r} not found")
+    if args.resume and args.output is None:
+        raise ConfigError("--resume needs --output FILE (the file to resume)")
+    if args.no_cache and args.cache_dir is not None:
+        raise ConfigError("--no-cache and --cache-dir contradict each other")
+    overrides: dict[str, object] = {}
+    if args.cache_dir is not None:
+        overrides["cache_dir"] = args.cache_dir
+    if args.no_cache:
+        overrides["cache_dir"] = None
+    settings = Settings.from_env(None, **overrides).with_base_urls(args.base_url)
+    references_path = args.references
+    if references_path is None and args.output is not None and not args.no_references:
+        references_path = args.output.with_name(args.output.name + ".references.jsonl")
+
+    papers: dict[str, PaperInput] = {}
+    errors: list[dict[str, Any]] = []
+    for item in read_papers(args.papers):
+        if isinstance(item, ItemError):
+            errors.append(input_error_line(item))
+        else:
+            papers[item.paper_id] = item
+    if args.comments is not None:
+        errors += [input_error_line(e) for e in add_comments(papers, read_comments(args.comments))]
+    for paper in papers.values():
+        errors += [input_error_line(e, paper_id=paper.paper_id) for e in paper.errors]
+        if not paper.sources:
+            errors.append(input_error_line(ItemError(paper.paper_id,
+                                                     "no comments from any source"),
+                                           paper_id=paper.paper_id))
+
+    prior = Prior()
+    if args.resume:
+        prior = scan_prior(args.output)
+        repair_tail_safe(args.output)
+        if references_path is not None:
+            repair_tail_safe(references_path)
+    run = _JudgeCommand(args, settings, papers, errors, prior, references_path)
+    started = time.perf_counter()
+    interrupted = False
+    out = JsonlWriter.open(args.output, append=args.resume) if args.output is not None \
+        else JsonlWriter.stdout()
+    refs = JsonlWriter.open(references_path, append=args.resume) \
+        if references_path is not None else None
+    try:
+        asyncio.run(run.main(out, refs))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        out.close()
+        if refs is not None:
+            refs.close()
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return run.finish(time.perf_counter() - started)
+
+
+def repair_tail_safe(path: Path) -> None:
+    """Cut a killed run's last line if it has no newline (half-written, or whole but
+    unconfirmed: its pair is simply judged again, as :func:`read_lines` skips it)."""
+    if not path.exists():
+        return
+    with path.open("r+b") as stream:
+        data = stream.read()
+        if data and not data.endswith(b"\n"):
+            stream.truncate(data.rfind(b"\n") + 1)
+
+
+class _JudgeCommand:
+    def __init__(self, args: argparse.Namespace, settings: Settings,
+                 papers: dict[str, PaperInput], errors: list[dict[str, Any]], prior: Prior,
+                 references_path: Path | None) -> None:
+        self.args = args
+        self.settings = settings
+        self.papers = papers
+        self.errors = errors
+        self.prior = prior
+        self.references_path = references_path
+        self.backend = "offline"
+        self.judged = 0
+        self.failed_sources = 0
+        self.kept: list[dict[str, Any]] = []
+        """Lines written to stdout (no file to read back for the report)."""
+
+    def _plan(self, paper: PaperInput) -> tuple[list[str], bool]:
+        todo = [s for s in paper.sources if line_id(paper.paper_id, s) not in self.prior.ids]
+        refs = bool(todo) and paper.paper_id not in self.prior.references
+        return todo, refs
+
+    async def main(self, out: JsonlWriter, refs: JsonlWriter | None) -> None:
+        args = self.args
+        async with Session(self.settings) as session, LineQueue(out) as lines:
+            chat = chat_model(self.settings)
+            self.backend = chat.backend
+            judge = Judge(chat, JudgeOptions(calls_per_paper=args.calls_per_paper,
+                                             calls_per_source=args.calls_per_source,
+                                             batch_size=args.batch_size))
+            checker = None if args.no_references else CitationChecker(session)
+            runner = JudgeRun(judge, checker, RunOptions(
+                papers_in_flight=args.papers_in_flight,
+                references_per_paper=args.references_per_paper,
+                check_references=not args.no_references))
+            for error in self.errors:
+                if error["id"] not in self.prior.ids:
+                    await lines.put(orjson.dumps(error, option=orjson.OPT_APPEND_NEWLINE))
+            todo = [p for p in self.papers.values() if self._plan(p)[0]]
+            async with LineQueue(refs) if refs is not None else _NoQueue() as ref_lines:
+
+                async def on_reference(paper_id: str, report: Any) -> None:
+                    await ref_lines.put(orjson.dumps(
+                        {"paper_id": paper_id, "report": report},
+                        option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY))
+
+                async with aclosing(runner.run(todo, on_reference, self._plan)) as results:
+                    async for result in results:
+                        await self._write(result, lines)
+
+    async def _write(self, result: PaperResult, lines: LineQueue) -> None:
+        if result.outcome is None:
+            return
+        references = result.references
+        if not references.checked and result.paper.paper_id in self.prior.references:
+            old = self.prior.references[result.paper.paper_id]
+            references = ReferenceSummary(True, bool(old.get("given")), int(old["total"]))
+            references.statuses.update(old.get("statuses", {}))
+            references.flags.update(old.get("flags", {}))
+            references.input_errors = int(old.get("input_errors", 0))
+        for outcome in result.outcome.sources.values():
+            line = source_line(outcome, references, self.backend)
+            await lines.put(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+            if self.args.output is None:
+                self.kept.append(line)
+            self.judged += 1
+            if outcome.failed is not None or outcome.errors:
+                self.failed_sources += 1
+        if not self.args.quiet:
+            summary = references.as_json()
+            print(f"judged {result.paper.paper_id}: {len(result.outcome.sources)} source(s), "
+                  f"{result.outcome.log.calls} call(s); references: {summary['total']} "
+                  f"{summary['statuses']}", file=sys.stderr)
+
+    def finish(self, elapsed: float) -> int:
+        args = self.args
+        if args.output is not None:
+            collected = judgements_of(read_lines(args.output))
+        else:
+            collected = judgements_of([*self.errors, *self.kept])
+        report: dict[str, Any] = build_report(collected.judgements) if collected.judgements \
+            else {"sources": {}, "tests": [], "kappa": {}, "papers": 0}
+        report["skipped"] = collected.skipped
+        report["backend"] = self.backend
+        report["baseline"] = self.backend == "offline"
+        if args.report is not None:
+            args.report.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+        table = ""
+        if report["sources"]:
+            published = None
+            if args.published_venue.lower() != "none":
+                try:
+                    published = load_published_means(args.published_venue)
+                except (FileNotFoundError, ValueError) as exc:
+                    print(f"verifier judge: published means left out: {exc}", file=sys.stderr)
+            table = markdown_table(report, published, f"ReviewBench {args.published_venue}")
+            if report["baseline"]:
+                table = ("Offline baseline judge (rule-based, not a language model):\n\n"
+                         + table)
+        stream = sys.stdout if args.output is not None else sys.stderr
+        if table and not args.quiet:
+            print(table, file=stream)
+        if not args.quiet:
+            print(f"verifier judge: {self.judged} line(s) judged in {elapsed:.1f}s; skipped: "
+                  f"{collected.skipped}", file=sys.stderr)
+        incomplete = collected.skipped["input_errors"] or collected.skipped["sources_not_judged"]
+        return EXIT_INCOMPLETE if incomplete or self.failed_sources else EXIT_OK
+
+
+class _NoQueue:
+    async def __aenter__(self) -> _NoQueue:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def put(self, line: bytes) -> None:
+        return None
+
+
+__all__ = ["add_judge_command", "chat_model", "read_lines", "run_judge", "scan_prior"]
