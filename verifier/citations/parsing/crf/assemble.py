@@ -1,0 +1,190 @@
+"""Labelled tokens -> a :class:`~verifier.citations.models.Citation`.
+
+The runs of one label become the fields: the first run of ``author`` the author list
+(read by the rule parser's name reader, :mod:`..names`), the first ``title`` run the
+title, ``journal`` or ``container`` the container, the first year in ``date`` the year,
+and so on. Each value is cut from the reference string itself (from its first token's
+start to its last token's end), so spacing inside a field is kept as written, and then
+cleaned like the rule parser's values (``..text``). The type follows from which labels
+are present, by the rules the corpus itself uses to type its references (a journal name
+makes an article, a book container a chapter, "PhD thesis" a thesis ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from verifier.citations.models import Author, Citation, Identifiers, WorkType
+
+from ..names import corporate_name, scan_authors
+from ..text import YEAR, clean_pages, clean_segment, clean_title
+from .labels import OUTSIDE
+from .tokens import Token
+
+_YEAR = re.compile(rf"(?<!\d){YEAR}(?!\d)")
+_PUNCT = re.compile(r"^[^\w?!]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of tokens with one label: the label and ``text[start:end]``."""
+
+    label: str
+    start: int
+    end: int
+
+
+def spans(tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
+    """The runs of equal labels, in order. An ``O`` punctuation mark between two tokens
+    of one label belongs to the run ("Phys. Rev." with its inner period)."""
+    runs: list[Span] = []
+    count = len(tokens)
+    i = 0
+    while i < count:
+        label = labels[i]
+        if label == OUTSIDE:
+            i += 1
+            continue
+        start, end = tokens[i].start, tokens[i].end
+        j = i + 1
+        while j < count:
+            if labels[j] == label:
+                end = tokens[j].end
+                j += 1
+                continue
+            k = j
+            while k < count and labels[k] == OUTSIDE and _PUNCT.match(tokens[k].text):
+                k += 1
+            if k < count and k > j and labels[k] == label:
+                j = k
+                continue
+            break
+        runs.append(Span(label, start, end))
+        i = j
+    return runs
+
+
+_ROLE_WORDS = re.compile(
+    r"\(\s*(?:eds?|editors?|hrsg|hg|dirs?|coords?|comps?|éds?)\.?\s*\)"
+    r"|\b(?:edited|compiled|translated)\s+by\b|^\s*(?:in|dans)\s*:?\s+"
+    r"|(?<![\w.])(?:eds?|editors?|Hrsg|Hg|éds?)\.?(?=\s*(?:[,;:)]|$))",
+    re.I,
+)
+_ET_AL = re.compile(r"\bet\.?\s*al\b\.?|\band\s+others\b|…|\.\.\.", re.I)
+
+
+def read_names(block: str) -> tuple[list[Author], bool]:
+    """The names in an author or editor span and whether it ends in "et al.". Role words
+    ("(eds.)", "edited by", "In") are dropped. A span the name reader does not read to
+    its end is one organisation."""
+    block = " ".join(_ROLE_WORDS.sub(" ", block).split()).strip(" ,;:")
+    et_al = bool(_ET_AL.search(block))
+    if not block:
+        return [], et_al
+    scan = scan_authors(block)
+    if scan is not None and not re.search(r"\w", block[scan.end :]):
+        return list(scan.authors), scan.et_al or et_al
+    if scan is not None and len(scan.authors) >= 2:
+        rest, more_et_al = read_names(block[scan.end :])
+        return [*scan.authors, *rest], scan.et_al or et_al or more_et_al
+    cleaned = _ET_AL.sub("", block).strip(" ,;:.")
+    if not cleaned or not re.search(r"[^\W\d_]", cleaned):
+        return [], et_al
+    return [Author(literal=corporate_name(cleaned))], et_al
+
+
+_VOLUME_PREFIX = re.compile(r"^(?:vols?|volume|v|bd|band|tome|t)\.?\s*", re.I)
+_ISSUE_PREFIX = re.compile(r"^(?:nos?|nr|n°|n|num|number|issue|iss|heft)\.?\s*", re.I)
+_PAGES_PREFIX = re.compile(r"^(?:pp|p|pages?|pgs?|s)\.?\s*(?=\w)", re.I)
+_VOLUME_ISSUE = re.compile(r"^(?P<v>\w+)\s*(?:\((?P<i1>[\w/–-]+)\)|,\s*(?:no\.?\s*)?(?P<i2>\d+))$")
+
+
+def _volume_issue(volume: str, issue: str) -> tuple[str, str]:
+    """Volume and issue without their labels; "12(3)" in a volume span is split."""
+    volume = _VOLUME_PREFIX.sub("", volume.strip(" .,;:")).strip(" .,;:()")
+    issue = _ISSUE_PREFIX.sub("", issue.strip(" .,;:")).strip(" .,;:()")
+    both = _VOLUME_ISSUE.match(volume)
+    if both is not None and not issue:
+        return both.group("v"), both.group("i1") or both.group("i2") or ""
+    return volume, issue
+
+
+_THESIS = re.compile(
+    r"thesis|dissertation|ph\.?\s?d|doctoral|diss\.|master'?s|habilitation|thèse", re.I
+)
+_REPORT = re.compile(
+    r"report|technical|\btech\b|working|discussion|white\s+paper|memo|\bTR\b|policy\s+brief"
+    r"|\brep\.|preprint|arxiv|\d",
+    re.I,
+)
+_PREPRINT = re.compile(r"preprint|arxiv", re.I)
+_PROCEEDINGS = re.compile(
+    r"proc\b|proceedings|conference|conf\b|symposium|workshop|congress|meeting|colloquium",
+    re.I,
+)
+
+
+def infer_type(found: dict[str, str], identifiers: Identifiers) -> WorkType:
+    """The type from the labelled fields present (``found``: label -> first span's text),
+    by the corpus's own type rules (``parsing_gold/README.md``)."""
+    genre = found.get("genre", "")
+    journal = "journal" in found
+    if not journal and _THESIS.search(genre or found.get("note", "")):
+        return WorkType.THESIS
+    if not journal and genre and _REPORT.search(genre):
+        return WorkType.PREPRINT if _PREPRINT.search(genre) else WorkType.REPORT
+    if journal:
+        return WorkType.ARTICLE
+    if "container" in found:
+        return WorkType.PROCEEDINGS if _PROCEEDINGS.search(found["container"]) else (
+            WorkType.CHAPTER
+        )
+    if identifiers.arxiv and "publisher" not in found:
+        return WorkType.PREPRINT
+    if "institution" in found and "title" in found and "publisher" not in found:
+        return WorkType.REPORT
+    imprint = ("publisher", "location", "edition")
+    if identifiers.url and not any(k in found for k in imprint) and not identifiers.isbn:
+        return WorkType.WEB
+    if any(k in found for k in imprint) or identifiers.isbn:
+        return WorkType.BOOK
+    return WorkType.OTHER
+
+
+def build(
+    text: str, tokens: Sequence[Token], labels: Sequence[str], identifiers: Identifiers
+) -> Citation:
+    """The citation of ``text`` from its labelled tokens; ``identifiers`` as found by the
+    rule reader (:func:`~verifier.citations.identifiers.find_identifiers`)."""
+    found: dict[str, str] = {}
+    for span in spans(tokens, labels):
+        value = text[span.start : span.end]
+        if span.label in ("author", "editor") and text[span.end : span.end + 1] == ".":
+            value += "."  # the period of a last initial ("Smith, J.")
+        found.setdefault(span.label, value)
+    authors, et_al = read_names(found.get("author", ""))
+    editors, _ = read_names(found.get("editor", ""))
+    year_match = _YEAR.search(found.get("date", ""))
+    volume, issue = _volume_issue(found.get("volume", ""), found.get("issue", ""))
+    container = found.get("journal") or found.get("container", "")
+    title = clean_title(found.get("title", ""))
+    if not re.search(r"[^\W\d_].*[^\W\d_]", title):
+        title = ""
+    return Citation(
+        authors=tuple(authors),
+        et_al=et_al,
+        year=int(year_match.group(0)) if year_match else None,
+        title=title,
+        container=clean_segment(container),
+        volume=volume,
+        issue=issue,
+        pages=clean_pages(_PAGES_PREFIX.sub("", found.get("pages", "").strip(" .,;:()"))),
+        publisher=clean_segment(found.get("publisher") or found.get("institution", "")),
+        editors=tuple(editors),
+        type=infer_type(found, identifiers),
+        identifiers=identifiers,
+        place=clean_segment(found.get("location", "")),
+        edition=found.get("edition", "").strip(" ,;.()"),
+    )

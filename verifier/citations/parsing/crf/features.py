@@ -1,0 +1,183 @@
+"""Features of each token of a reference, for the CRF.
+
+Every token gets its own features once (:func:`_own`): the lower-cased word, its shape,
+length, character classes, the lexicons it is in (:mod:`.lexicon`), year / number /
+pages patterns and whether a space precedes it. Then each token gets its neighbours'
+words, shapes and lexicons (a window of two either side, prefixed "-1:", "+1:" ...) and
+features of where it stands in the whole string: relative position, whether a year or a
+quote came before it, how many sentence ends precede it, bracket depth. Features are
+strings ("w=smith"), each with weight 1, the form python-crfsuite takes fastest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .lexicon import lexicon_names
+from .tokens import Token
+
+_YEAR = re.compile(r"^(?:1[5-9]\d\d|20[0-3]\d)[a-z]?$")
+_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|e|er|re|ème|eme)$", re.I)
+_QUOTES = frozenset("\"“”„«»‘’'`")
+_OPEN = frozenset("([{")
+_CLOSE = frozenset(")]}")
+_DASHES = frozenset("-–—‐−")
+
+
+@lru_cache(maxsize=65536)
+def _shape(word: str) -> str:
+    """Character classes with runs collapsed: "Smith" -> "Xx", "2004" -> "d4",
+    "J" -> "X", "ASCE" -> "X4", "O" -> "X"."""
+    if word.isdigit():
+        return f"d{min(len(word), 6)}"
+    out: list[str] = []
+    for char in word:
+        if char.isupper():
+            cls = "X"
+        elif char.islower():
+            cls = "x"
+        elif char.isdigit():
+            cls = "d"
+        elif char.isalpha():
+            cls = "c"  # a letter without case (CJK)
+        else:
+            cls = char
+        if not out or out[-1] != cls:
+            out.append(cls)
+    shape = "".join(out)
+    if shape == "X" and len(word) > 1:
+        return f"X{min(len(word), 5)}"
+    return shape
+
+
+@lru_cache(maxsize=65536)
+def _own(word: str, spaced: bool) -> tuple[str, ...]:
+    """The token's own features (cached: the same word gives the same features)."""
+    lower = word.lower()
+    shape = _shape(word)
+    feats = [f"w={lower[:24]}", f"s={shape}"]
+    length = len(word)
+    feats.append(f"n={length if length < 5 else ('5-7' if length < 8 else '8+')}")
+    if length > 3 and word.isalpha():
+        feats.append(f"x3={lower[-3:]}")
+        feats.append(f"p3={lower[:3]}")
+    if not spaced:
+        feats.append("glued")
+    if _YEAR.match(lower):
+        feats.append("year")
+    elif lower.isdigit():
+        feats.append("num")
+        if length <= 2:
+            feats.append("num12")
+    elif _ORDINAL.match(lower):
+        feats.append("ordinal")
+    if length > 1 and _ROMAN.match(lower):
+        feats.append("roman")
+    if lower.startswith(("http", "www.")):
+        feats.append("url")
+    elif lower.startswith("10.") and "/" in lower:
+        feats.append("doi")
+    if length == 1 and word.isupper():
+        feats.append("initial")
+    if word in _QUOTES:
+        feats.append("quote")
+    elif word in _OPEN:
+        feats.append("open")
+    elif word in _CLOSE:
+        feats.append("close")
+    elif word in _DASHES:
+        feats.append("dash")
+    feats.extend(f"L={name}" for name in lexicon_names(lower))
+    return tuple(feats)
+
+
+def _class(word: str) -> str:
+    """A coarse class for the neighbour window: the lexicon, else the shape."""
+    if len(word) == 1 and word.isupper():
+        return "X"  # an initial, whatever lexicon the letter is in ("V.", "S.")
+    lower = word.lower()
+    names = lexicon_names(lower)
+    if names:
+        return names[0]
+    if _YEAR.match(lower):
+        return "year"
+    return _shape(word)
+
+
+_class_cached = lru_cache(maxsize=65536)(_class)
+
+
+def _sentence_end(tokens: Sequence[Token], index: int) -> bool:
+    """True for a "." that ends a sentence: after a word of two or more letters that is
+    not all capitals, a digit or a closing bracket, and before a space."""
+    token = tokens[index]
+    if token.text not in ".?!" or index == 0:
+        return False
+    if index + 1 < len(tokens) and tokens[index + 1].start == token.end:
+        return False
+    before = tokens[index - 1].text
+    if before in _CLOSE or before in _QUOTES or before.isdigit():
+        return True
+    return len(before) >= 2 and not before.isupper()
+
+
+def featurize(tokens: Sequence[Token]) -> list[list[str]]:
+    """The features of every token of one reference (one list per token)."""
+    count = len(tokens)
+    if not count:
+        return []
+    words = [t.text for t in tokens]
+    own = [
+        _own(t.text, i == 0 or tokens[i - 1].end < t.start) for i, t in enumerate(tokens)
+    ]
+    classes = [_class_cached(w) for w in words]
+    lowers = [w.lower()[:24] for w in words]
+    result: list[list[str]] = []
+    year_seen = quote_open = False
+    ends = depth = 0
+    for i in range(count):
+        feats = list(own[i])
+        feats.append(f"pos={10 * i // count}")
+        if i == 0:
+            feats.append("first")
+        if i == count - 1:
+            feats.append("last")
+        feats.append(f"ends={min(ends, 4)}")
+        if year_seen:
+            feats.append("after_year")
+        if quote_open:
+            feats.append("in_quote")
+        if depth:
+            feats.append("in_bracket")
+        for offset in (-2, -1, 1, 2):
+            j = i + offset
+            if 0 <= j < count:
+                feats.append(f"{offset}:w={lowers[j]}")
+                feats.append(f"{offset}:c={classes[j]}")
+            else:
+                feats.append(f"{offset}:edge")
+        if i > 0:
+            feats.append(f"-1|0:c={classes[i - 1]}|{classes[i]}")
+        if i + 1 < count:
+            feats.append(f"0|+1:c={classes[i]}|{classes[i + 1]}")
+        result.append(feats)
+        word = words[i]
+        if word in _QUOTES:
+            if word == '"':
+                quote_open = not quote_open
+            elif word in "“„«":
+                quote_open = True
+            elif word in "”»":
+                quote_open = False
+        elif word in _OPEN:
+            depth += 1
+        elif word in _CLOSE and depth:
+            depth -= 1
+        if _YEAR.match(lowers[i]):
+            year_seen = True
+        if _sentence_end(tokens, i):
+            ends += 1
+    return result

@@ -1,0 +1,29 @@
+"""The tokens a reference string is labelled by: words, numbers, links and single
+punctuation marks, each with its character offsets in the string."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A link or DOI is one token; otherwise a run of letters or digits, or one other
+# character. "Phys.Rev" -> "Phys" "." "Rev"; "(2004a)." -> "(" "2004a" ")" ".".
+_TOKEN = re.compile(
+    r"(?:https?://|www\.)[^\s\"“”<>]+|10\.\d{4,9}/[^\s\"“”<>]+|[^\W_]+|\S",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token: its text and ``text[start:end]`` offsets in the reference string."""
+
+    text: str
+    start: int
+    end: int
+
+
+def tokenize(text: str) -> list[Token]:
+    """The tokens of ``text`` in order; whitespace is never a token and every non-space
+    character belongs to exactly one token."""
+    return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
