@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:
 from verifier.citations.parsing.crf.features import featurize  # noqa: E402
 from verifier.citations.parsing.crf.gold import token_labels  # noqa: E402
 from verifier.citations.parsing.crf.model import MODEL_PATH  # noqa: E402
+from verifier.citations.parsing.crf.parse import author_end  # noqa: E402
 from verifier.citations.parsing.crf.split import is_validation  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
@@ -55,7 +56,7 @@ def examples(data: Path, *, validation: bool) -> Iterator[Example]:
                     continue
                 tokens, labels = token_labels(record["text"], record["segments"])
                 if tokens:
-                    yield featurize(tokens), labels
+                    yield featurize(tokens, author_end(record["text"])), labels
 
 
 def train(

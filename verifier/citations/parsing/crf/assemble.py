@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from verifier.citations.models import Author, Citation, Identifiers, WorkType
 
 from ..names import corporate_name, scan_authors
-from ..text import YEAR, clean_pages, clean_segment, clean_title
+from ..text import YEAR, clean_pages, clean_segment, clean_title, fix_spacing
 from .labels import OUTSIDE
 from .tokens import Token
 
 _YEAR = re.compile(rf"(?<!\d){YEAR}(?!\d)")
-_PUNCT = re.compile(r"^[^\w?!]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,33 +36,34 @@ class Span:
 
 
 def spans(tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
-    """The runs of equal labels, in order. An ``O`` punctuation mark between two tokens
-    of one label belongs to the run ("Phys. Rev." with its inner period)."""
+    """The runs of equal labels other than ``O``, in order. A run is never joined
+    across an ``O`` token: inner punctuation of a field carries the field's label in
+    training, so an ``O`` between two tokens of one label marks two fields."""
     runs: list[Span] = []
     count = len(tokens)
     i = 0
     while i < count:
         label = labels[i]
-        if label == OUTSIDE:
-            i += 1
-            continue
-        start, end = tokens[i].start, tokens[i].end
         j = i + 1
         while j < count:
             if labels[j] == label:
-                end = tokens[j].end
                 j += 1
                 continue
             k = j
-            while k < count and labels[k] == OUTSIDE and _PUNCT.match(tokens[k].text):
+            while k < count and labels[k] == OUTSIDE and tokens[k].text in _JOIN:
                 k += 1
-            if k < count and k > j and labels[k] == label:
+            if label in _JOINED and k > j and k < count and labels[k] == label:
                 j = k
                 continue
             break
-        runs.append(Span(label, start, end))
+        if label != OUTSIDE:
+            runs.append(Span(label, tokens[i].start, tokens[j - 1].end))
         i = j
     return runs
+
+
+_JOIN = frozenset(",:;-–")
+_JOINED = frozenset({"title", "journal", "container"})
 
 
 _ROLE_WORDS = re.compile(
@@ -77,22 +77,66 @@ _ET_AL = re.compile(r"\bet\.?\s*al\b\.?|\band\s+others\b|…|\.\.\.", re.I)
 
 def read_names(block: str) -> tuple[list[Author], bool]:
     """The names in an author or editor span and whether it ends in "et al.". Role words
-    ("(eds.)", "edited by", "In") are dropped. A span the name reader does not read to
-    its end is one organisation."""
-    block = " ".join(_ROLE_WORDS.sub(" ", block).split()).strip(" ,;:")
+    ("(eds.)", "edited by", "In") are dropped and PDF spacing is repaired ("Katsuda ,S").
+    The rule parser's name reader reads the span; where it stops before the end, more
+    names are read only after a list separator, and a span it cannot read at all is
+    split at separators (:func:`_split_names`)."""
+    block = fix_spacing(" ".join(_ROLE_WORDS.sub(" ", block).split())).strip(" ,;:")
     et_al = bool(_ET_AL.search(block))
     if not block:
         return [], et_al
     scan = scan_authors(block)
-    if scan is not None and not re.search(r"\w", block[scan.end :]):
-        return list(scan.authors), scan.et_al or et_al
-    if scan is not None and len(scan.authors) >= 2:
-        rest, more_et_al = read_names(block[scan.end :])
-        return [*scan.authors, *rest], scan.et_al or et_al or more_et_al
-    cleaned = _ET_AL.sub("", block).strip(" ,;:.")
-    if not cleaned or not re.search(r"[^\W\d_]", cleaned):
-        return [], et_al
-    return [Author(literal=corporate_name(cleaned))], et_al
+    if scan is not None:
+        rest = block[scan.end :]
+        if not re.search(r"\w", rest) or not _LIST_SEPARATOR.match(rest):
+            return list(scan.authors), scan.et_al or et_al
+        more, more_et_al = read_names(rest)
+        return [*scan.authors, *more], scan.et_al or et_al or more_et_al
+    return _split_names(_ET_AL.sub("", block)), et_al
+
+
+_LIST_SEPARATOR = re.compile(r"^\s*(?:[,;&/]|and\b|und\b|et\b)", re.I)
+_GROUPS = re.compile(r"\s*(?:;|/|\s(?:and|&|und|et)\s|&)\s*", re.I)
+_INITIALS_ONLY = re.compile(r"^(?:[^\W\d_][a-z]?\s*\.\s*-?\s*)*[^\W\d_]\.?$|^[A-Z]{1,3}$")
+
+
+def _split_names(block: str) -> list[Author]:
+    """Names the name reader could not read: groups split at ";", "/", "and", "&", each
+    group at commas, initials paired with the family name before them ("Smith, J.,
+    Doe, A."). A block of more than six words without separators is one organisation."""
+    block = block.strip(" ,;:.")
+    if not re.search(r"[^\W\d_]", block):
+        return []
+    if not re.search(r"[,;&/]|\sand\s", block):
+        if len(block.split()) > 4:
+            return [Author(literal=corporate_name(block))]
+        return [_one_name(block)]
+    authors: list[Author] = []
+    for group in _GROUPS.split(block):
+        pieces = [p.strip(" .,:") for p in group.split(",")]
+        pieces = [p for p in pieces if re.search(r"[^\W\d_]", p)]
+        index = 0
+        while index < len(pieces):
+            piece = pieces[index]
+            following = pieces[index + 1] if index + 1 < len(pieces) else ""
+            if following and _INITIALS_ONLY.match(following) and not _INITIALS_ONLY.match(piece):
+                authors.append(Author(family=piece, given=following))
+                index += 2
+                continue
+            if not _INITIALS_ONLY.match(piece):
+                authors.append(_one_name(piece))
+            index += 1
+    return authors
+
+
+def _one_name(piece: str) -> Author:
+    """One name written without a comma: "J. Smith", "Smith J", "John Smith"."""
+    words = piece.split()
+    if len(words) == 1:
+        return Author(family=piece)
+    if _INITIALS_ONLY.match(words[-1]) and not _INITIALS_ONLY.match(words[0]):
+        return Author(family=" ".join(words[:-1]), given=words[-1])
+    return Author(family=words[-1], given=" ".join(words[:-1]))
 
 
 _VOLUME_PREFIX = re.compile(r"^(?:vols?|volume|v|bd|band|tome|t)\.?\s*", re.I)

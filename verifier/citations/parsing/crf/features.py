@@ -107,7 +107,21 @@ def _class(word: str) -> str:
     return _shape(word)
 
 
-_class_cached = lru_cache(maxsize=65536)(_class)
+@lru_cache(maxsize=65536)
+def _word(word: str, spaced: bool) -> tuple[tuple[str, ...], str, tuple[str, ...], frozenset[str]]:
+    """Everything about one word that does not depend on its place, computed once per
+    distinct (word, spaced): its own features, its class, the eight features it gives
+    its neighbours ("-2:w=", "-2:c=", "-1:w=" ... "2:c="), and its sentence marks."""
+    own = _own(word, spaced)
+    cls = _class(word)
+    lower = word.lower()[:24]
+    window = tuple(
+        feature
+        for offset in ("-2", "-1", "1", "2")
+        for feature in (f"{offset}:w={lower}", f"{offset}:c={cls}")
+    )
+    marks = frozenset(_SENTENCE_MARKS[f] for f in own if f in _SENTENCE_MARKS)
+    return own, cls, window, marks
 
 
 def _sentence_end(tokens: Sequence[Token], index: int) -> bool:
@@ -124,47 +138,105 @@ def _sentence_end(tokens: Sequence[Token], index: int) -> bool:
     return len(before) >= 2 and not before.isupper()
 
 
-def featurize(tokens: Sequence[Token]) -> list[list[str]]:
-    """The features of every token of one reference (one list per token)."""
+_SENTENCE_MARKS = {
+    "L=journal": "S:journal",
+    "L=pub": "S:pub",
+    "L=univ": "S:univ",
+    "L=place": "S:place",
+    "L=genre": "S:genre",
+    "L=editor": "S:editor",
+    "year": "S:year",
+    "num": "S:num",
+    "quote": "S:quote",
+    "url": "S:link",
+    "doi": "S:link",
+}
+_POSITION = tuple(f"pos={k}" for k in range(10))
+_ENDS = tuple(f"ends={k}" for k in range(5))
+_EDGES = ("-2:edge", "-1:edge", "1:edge", "2:edge")
+
+
+def _sentence_features(
+    tokens: Sequence[Token], marks: Sequence[frozenset[str]], ends: Sequence[bool]
+) -> tuple[list[int], list[list[str]]]:
+    """The sentence of each token (a new one after each sentence end) and the features
+    of each sentence: which lexicons and patterns occur in it, its first word, its
+    length and whether it is the last."""
+    sentence_of: list[int] = []
+    found: list[set[str]] = [set()]
+    firsts: list[str] = [tokens[0].text.lower()[:12]]
+    lengths: list[int] = [0]
+    count = len(tokens)
+    for i in range(count):
+        sentence_of.append(len(found) - 1)
+        lengths[-1] += 1
+        found[-1].update(marks[i])
+        if ends[i] and i + 1 < count:
+            found.append(set())
+            firsts.append(tokens[i + 1].text.lower()[:12])
+            lengths.append(0)
+    last = len(found) - 1
+    feats: list[list[str]] = []
+    for k, marked in enumerate(found):
+        size = lengths[k]
+        one = sorted(marked)
+        one.append(f"S:first={firsts[k]}")
+        one.append(f"S:len={size if size < 4 else ('4-8' if size <= 8 else '9+')}")
+        if k == last:
+            one.append("S:last")
+        feats.append(one)
+    return sentence_of, feats
+
+
+def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
+    """The features of every token of one reference (one list per token).
+    ``author_end``: where the rule parser's author scan ends (0: no author list found);
+    tokens before it get "rule_author"."""
     count = len(tokens)
     if not count:
         return []
-    words = [t.text for t in tokens]
-    own = [
-        _own(t.text, i == 0 or tokens[i - 1].end < t.start) for i, t in enumerate(tokens)
+    infos = [
+        _word(t.text, i == 0 or tokens[i - 1].end < t.start) for i, t in enumerate(tokens)
     ]
-    classes = [_class_cached(w) for w in words]
-    lowers = [w.lower()[:24] for w in words]
+    classes = [info[1] for info in infos]
+    ends = [_sentence_end(tokens, i) for i in range(count)]
+    sentence_of, sentence_feats = _sentence_features(tokens, [i[3] for i in infos], ends)
     result: list[list[str]] = []
-    year_seen = quote_open = False
-    ends = depth = 0
+    year_seen = quote_open = sentence_start = False
+    ended = depth = 0
     for i in range(count):
-        feats = list(own[i])
-        feats.append(f"pos={10 * i // count}")
+        own, cls, _, _ = infos[i]
+        feats = list(own)
+        feats.append(_POSITION[10 * i // count])
         if i == 0:
             feats.append("first")
         if i == count - 1:
             feats.append("last")
-        feats.append(f"ends={min(ends, 4)}")
+        feats.append(_ENDS[min(ended, 4)])
+        feats.append(f"ends|c={min(ended, 3)}|{cls}")
+        if sentence_start:
+            feats.append("sent_start")
+        if tokens[i].start < author_end:
+            feats.append("rule_author")
+        feats.extend(sentence_feats[sentence_of[i]])
         if year_seen:
             feats.append("after_year")
         if quote_open:
             feats.append("in_quote")
         if depth:
             feats.append("in_bracket")
-        for offset in (-2, -1, 1, 2):
+        for k, offset in enumerate((-2, -1, 1, 2)):
             j = i + offset
             if 0 <= j < count:
-                feats.append(f"{offset}:w={lowers[j]}")
-                feats.append(f"{offset}:c={classes[j]}")
+                feats.extend(infos[j][2][2 * k : 2 * k + 2])
             else:
-                feats.append(f"{offset}:edge")
+                feats.append(_EDGES[k])
         if i > 0:
-            feats.append(f"-1|0:c={classes[i - 1]}|{classes[i]}")
+            feats.append(f"-1|0:c={classes[i - 1]}|{cls}")
         if i + 1 < count:
-            feats.append(f"0|+1:c={classes[i]}|{classes[i + 1]}")
+            feats.append(f"0|+1:c={cls}|{classes[i + 1]}")
         result.append(feats)
-        word = words[i]
+        word = tokens[i].text
         if word in _QUOTES:
             if word == '"':
                 quote_open = not quote_open
@@ -176,8 +248,9 @@ def featurize(tokens: Sequence[Token]) -> list[list[str]]:
             depth += 1
         elif word in _CLOSE and depth:
             depth -= 1
-        if _YEAR.match(lowers[i]):
+        if "year" in own:
             year_seen = True
-        if _sentence_end(tokens, i):
-            ends += 1
+        sentence_start = ends[i]
+        if sentence_start:
+            ended += 1
     return result

@@ -109,8 +109,25 @@ def token_labels(
             char_label[pos] = label
     tokens = tokenize(text)
     labels = [char_label[t.start] for t in tokens]
+    _unlabel_lead_words(tokens, labels)
     _unlabel_edge_punctuation(tokens, labels)
     return tokens, labels
+
+
+_LEAD_WORDS = frozenset({"in", "dans"})
+_LEAD_LABELS = frozenset({"journal", "container", "editor", "collection"})
+
+
+def _unlabel_lead_words(tokens: Sequence[Token], labels: list[str]) -> None:
+    """"In" (and a ":" after it) opening a container, journal or editor span is ``O``:
+    AnyStyle puts it inside the span, GROBID outside."""
+    for i, token in enumerate(tokens):
+        opens = i == 0 or labels[i - 1] != labels[i]
+        if opens and labels[i] in _LEAD_LABELS and token.text.lower() in _LEAD_WORDS:
+            label = labels[i]
+            labels[i] = OUTSIDE
+            if i + 1 < len(tokens) and tokens[i + 1].text == ":" and labels[i + 1] == label:
+                labels[i + 1] = OUTSIDE
 
 
 def _unlabel_edge_punctuation(tokens: Sequence[Token], labels: list[str]) -> None:

@@ -23,8 +23,9 @@ def tagger() -> pycrfsuite.Tagger:
     return loaded
 
 
-def label(tokens: Sequence[Token]) -> list[str]:
-    """The label of each token (an empty list for no tokens)."""
+def label(tokens: Sequence[Token], author_end: int = 0) -> list[str]:
+    """The label of each token (an empty list for no tokens); ``author_end`` as for
+    :func:`~.features.featurize`."""
     if not tokens:
         return []
-    return list(tagger().tag(featurize(tokens)))
+    return list(tagger().tag(featurize(tokens, author_end)))

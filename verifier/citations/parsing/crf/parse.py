@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from verifier.citations.identifiers import find_identifiers
 from verifier.citations.models import Citation
 
+from ..names import scan_authors
 from ..text import prepare
 from .assemble import build
 from .model import label
@@ -18,4 +21,16 @@ def parse_trained(text: str) -> Citation:
     missing)."""
     prepared = prepare(text)
     tokens = tokenize(prepared)
-    return build(prepared, tokens, label(tokens), find_identifiers(prepared))
+    labels = label(tokens, author_end(prepared))
+    return build(prepared, tokens, labels, find_identifiers(prepared))
+
+
+_LIST_NUMBER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,3}[.)]?)\s+")
+
+
+def author_end(text: str) -> int:
+    """Where the rule parser's author list at the start of ``text`` (after a list number
+    such as "[12]" or "33") ends; 0 when there is none."""
+    number = _LIST_NUMBER.match(text)
+    scan = scan_authors(text, number.end() if number else 0)
+    return 0 if scan is None else scan.end

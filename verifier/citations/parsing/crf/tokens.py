@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# A link or DOI is one token; otherwise a run of letters or digits, or one other
-# character. "Phys.Rev" -> "Phys" "." "Rev"; "(2004a)." -> "(" "2004a" ")" ".".
+# A link or DOI is one token; otherwise a run of letters, a run of digits, or one other
+# character. "Phys.Rev" -> "Phys" "." "Rev"; "(2004a)." -> "(" "2004" "a" ")" ".";
+# "D87" -> "D" "87" (the labelled spans of the gold data part there).
 _TOKEN = re.compile(
-    r"(?:https?://|www\.)[^\s\"“”<>]+|10\.\d{4,9}/[^\s\"“”<>]+|[^\W_]+|\S",
+    r"(?:https?://|www\.)[^\s\"“”<>]+|10\.\d{4,9}/[^\s\"“”<>]+|[^\W\d_]+|\d+|\S",
     re.I,
 )
 
