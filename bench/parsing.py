@@ -6,11 +6,14 @@ Run::
                                       [--show-misses N] [--dataset NAME] [--field F] [--type T]
                                       [--parser NAME]
 
-Parsers (both run by default, on the same rows):
+Parsers (all run by default, on the same rows):
 
+* ``combined`` :func:`verifier.citations.parsing.parse_citation`, the default: the rules
+  for author-date references they complete, the CRF for the rest
+  (:mod:`verifier.citations.parsing.combined`).
 * ``trained``  :func:`verifier.citations.parsing.crf.parse_trained`, the CRF model shipped
-  in the package (trained by ``bench/train_parser.py`` on the training split).
-* ``rules``    :func:`verifier.citations.parsing.core.parse_citation`, the rule parser.
+  in the package (trained by ``bench/train_parser.py`` on the training split) alone.
+* ``rules``    :func:`verifier.citations.parsing.core.parse_citation`, the rule parser alone.
 
 The default (``verifier.citations.parsing.parse_citation``) is named in the report's
 ``default``; its scores are at the top level of ``--json``, each parser's under
@@ -81,7 +84,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from verifier.citations.models import Author, Citation, WorkType  # noqa: E402
-from verifier.citations.parsing import DEFAULT_PARSER  # noqa: E402
+from verifier.citations.parsing import DEFAULT_PARSER, parse_citation  # noqa: E402
 from verifier.citations.parsing.core import parse_citation as parse_rules  # noqa: E402
 from verifier.citations.parsing.crf import parse_trained  # noqa: E402
 from verifier.citations.parsing.crf.split import is_validation  # noqa: E402
@@ -89,6 +92,7 @@ from verifier.citations.parsing.crf.split import is_validation  # noqa: E402
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 DATASETS = ("anystyle_dev", "grobid_dev", "hallmark_ww")
 PARSERS: Mapping[str, Callable[[str], Citation]] = {
+    "combined": parse_citation,
     "trained": parse_trained,
     "rules": parse_rules,
 }

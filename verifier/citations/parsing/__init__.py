@@ -2,7 +2,9 @@
 out.
 
 Two parsers, measured side by side by ``bench/parsing.py`` on the validation split of
-hand-labelled reference strings:
+hand-labelled reference strings, and their combination, the default
+(:mod:`.combined`: the rules for author-date references they complete, the CRF for the
+rest):
 
 * :mod:`.crf` (``parse_trained``): a CRF trained on labelled references segments the
   string; identifiers and names are read by the rules below.
@@ -17,10 +19,10 @@ hand-labelled reference strings:
 any text.
 """
 
-from .core import parse_citation
+from .combined import parse_citation
 from .text import MAX_PARSE_CHARS
 
-DEFAULT_PARSER = "rules"
+DEFAULT_PARSER = "combined"
 """The name (in ``bench/parsing.py``) of the parser ``parse_citation`` is."""
 
 __all__ = ["DEFAULT_PARSER", "MAX_PARSE_CHARS", "parse_citation"]

@@ -20,7 +20,7 @@ from verifier.citations.models import Author, Citation, Identifiers, WorkType
 
 from ..names import corporate_name, scan_authors
 from ..text import YEAR, clean_pages, clean_segment, clean_title, fix_spacing
-from .labels import OUTSIDE
+from .labels import is_outside
 from .tokens import Token
 
 _YEAR = re.compile(rf"(?<!\d){YEAR}(?!\d)")
@@ -36,34 +36,22 @@ class Span:
 
 
 def spans(tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
-    """The runs of equal labels other than ``O``, in order. A run is never joined
-    across an ``O`` token: inner punctuation of a field carries the field's label in
-    training, so an ``O`` between two tokens of one label marks two fields."""
+    """The runs of equal labels that are not outside (``O``, ``O>title`` ...), in order.
+    A run is never joined across an outside token: inner punctuation of a field carries
+    the field's label in training, so an ``O`` between two tokens of one label marks two
+    fields."""
     runs: list[Span] = []
     count = len(tokens)
     i = 0
     while i < count:
         label = labels[i]
         j = i + 1
-        while j < count:
-            if labels[j] == label:
-                j += 1
-                continue
-            k = j
-            while k < count and labels[k] == OUTSIDE and tokens[k].text in _JOIN:
-                k += 1
-            if label in _JOINED and k > j and k < count and labels[k] == label:
-                j = k
-                continue
-            break
-        if label != OUTSIDE:
+        while j < count and labels[j] == label:
+            j += 1
+        if not is_outside(label):
             runs.append(Span(label, tokens[i].start, tokens[j - 1].end))
         i = j
     return runs
-
-
-_JOIN = frozenset(",:;-–")
-_JOINED = frozenset({"title", "journal", "container"})
 
 
 _ROLE_WORDS = re.compile(
@@ -142,17 +130,21 @@ def _one_name(piece: str) -> Author:
 _VOLUME_PREFIX = re.compile(r"^(?:vols?|volume|v|bd|band|tome|t)\.?\s*", re.I)
 _ISSUE_PREFIX = re.compile(r"^(?:nos?|nr|n°|n|num|number|issue|iss|heft)\.?\s*", re.I)
 _PAGES_PREFIX = re.compile(r"^(?:pp|p|pages?|pgs?|s)\.?\s*(?=\w)", re.I)
-_VOLUME_ISSUE = re.compile(r"^(?P<v>\w+)\s*(?:\((?P<i1>[\w/–-]+)\)|,\s*(?:no\.?\s*)?(?P<i2>\d+))$")
+_VOLUME_ISSUE = re.compile(
+    r"^(?P<v>[^\W_]+)(?:\s*,?\s*\((?P<i1>[\w/–-]+)\)?|(?:\s*,\s*|\s+)(?:no\.?\s*)?(?P<i2>\d+))$",
+    re.I,
+)
 
 
 def _volume_issue(volume: str, issue: str) -> tuple[str, str]:
-    """Volume and issue without their labels; "12(3)" in a volume span is split."""
-    volume = _VOLUME_PREFIX.sub("", volume.strip(" .,;:")).strip(" .,;:()")
+    """Volume and issue without their labels; an issue inside the volume span ("12(3)",
+    "76(2", "86, (4") is split off."""
+    volume = _VOLUME_PREFIX.sub("", volume.strip(" .,;:")).strip(" .,;:")
     issue = _ISSUE_PREFIX.sub("", issue.strip(" .,;:")).strip(" .,;:()")
     both = _VOLUME_ISSUE.match(volume)
-    if both is not None and not issue:
-        return both.group("v"), both.group("i1") or both.group("i2") or ""
-    return volume, issue
+    if both is not None:
+        return both.group("v"), issue or both.group("i1") or both.group("i2") or ""
+    return volume.strip("()"), issue
 
 
 _THESIS = re.compile(
@@ -194,7 +186,50 @@ def infer_type(found: dict[str, str], identifiers: Identifiers) -> WorkType:
         return WorkType.WEB
     if any(k in found for k in imprint) or identifiers.isbn:
         return WorkType.BOOK
-    return WorkType.OTHER
+    return WorkType.UNKNOWN
+
+
+_OPENING = "“‘«\"'"
+_CLOSING = "”’»\"'"
+
+
+def _value(text: str, span: Span) -> str:
+    """The text of a span, with the punctuation training left outside put back where it
+    belongs to the value: the period of a last initial ("Smith, J.") or of an
+    abbreviated journal ("Adv. Math."), a closing bracket the span opened ("(CVPR)"),
+    and an opening quote whose closing quote is inside ("“Going home” or ...")."""
+    start, end = span.start, span.end
+    value = text[start:end]
+    after = text[end : end + 1]
+    if after == ")" and value.count("(") > value.count(")"):
+        end += 1
+        after = text[end : end + 1]
+    if after == "." and span.label in ("author", "editor", "journal", "container"):
+        end += 1
+    if span.label == "title" and start > 0 and text[start - 1] in _OPENING:
+        inner = _APOSTROPHE.sub("", text[start:end])
+        if sum(inner.count(c) for c in _CLOSING) > sum(inner.count(c) for c in _OPENING):
+            start -= 1
+    return text[start:end]
+
+
+_APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
+
+
+_EDITION = re.compile(
+    r"^\s*(?:\d+\s?(?:st|nd|rd|th|e|er|ème|\.)?|first|second|third|fourth|fifth|sixth|"
+    r"revised|rev\.|new|expanded|enlarged)\s+(?:ed|edn|edition|éd|aufl|auflage)\b\.?\s*$",
+    re.I,
+)
+
+
+def _edition(found: dict[str, str]) -> str:
+    """The edition span, or a note that is an edition ("3rd ed.": GROBID's corpus has no
+    edition label and marks editions as notes)."""
+    if "edition" in found:
+        return found["edition"]
+    note = found.get("note", "")
+    return note if _EDITION.match(note) else ""
 
 
 def build(
@@ -204,18 +239,19 @@ def build(
     rule reader (:func:`~verifier.citations.identifiers.find_identifiers`)."""
     found: dict[str, str] = {}
     for span in spans(tokens, labels):
-        value = text[span.start : span.end]
-        if span.label in ("author", "editor") and text[span.end : span.end + 1] == ".":
-            value += "."  # the period of a last initial ("Smith, J.")
-        found.setdefault(span.label, value)
+        found.setdefault(span.label, _value(text, span))
     authors, et_al = read_names(found.get("author", ""))
+    if not authors and "collaboration" in found:
+        authors = [Author(literal=found["collaboration"].strip(" ,.;:"))]
     editors, _ = read_names(found.get("editor", ""))
     year_match = _YEAR.search(found.get("date", ""))
     volume, issue = _volume_issue(found.get("volume", ""), found.get("issue", ""))
-    container = found.get("journal") or found.get("container", "")
-    title = clean_title(found.get("title", ""))
+    container = fix_spacing(found.get("journal") or found.get("container", ""))
+    title = clean_title(fix_spacing(found.get("title", "")))
     if not re.search(r"[^\W\d_].*[^\W\d_]", title):
         title = ""
+    if not (title or container or authors) and len(text) < 300:
+        title = clean_title(text)  # nothing recognised: the text itself, as the rules do
     return Citation(
         authors=tuple(authors),
         et_al=et_al,
@@ -225,10 +261,12 @@ def build(
         volume=volume,
         issue=issue,
         pages=clean_pages(_PAGES_PREFIX.sub("", found.get("pages", "").strip(" .,;:()"))),
-        publisher=clean_segment(found.get("publisher") or found.get("institution", "")),
+        publisher=clean_segment(
+            fix_spacing(found.get("publisher") or found.get("institution", ""))
+        ),
         editors=tuple(editors),
         type=infer_type(found, identifiers),
         identifiers=identifiers,
         place=clean_segment(found.get("location", "")),
-        edition=found.get("edition", "").strip(" ,;.()"),
+        edition=_edition(found).strip(" ,;.()"),
     )

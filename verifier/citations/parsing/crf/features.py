@@ -19,7 +19,9 @@ from .lexicon import lexicon_names
 from .tokens import Token
 
 _YEAR = re.compile(r"^(?:1[5-9]\d\d|20[0-3]\d)[a-z]?$")
-_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
+_ROMAN = re.compile(
+    r"^(?=[ivxlcdm]+$)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$"
+)
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|e|er|re|ème|eme)$", re.I)
 _QUOTES = frozenset("\"“”„«»‘’'`")
 _OPEN = frozenset("([{")
@@ -157,11 +159,15 @@ _EDGES = ("-2:edge", "-1:edge", "1:edge", "2:edge")
 
 
 def _sentence_features(
-    tokens: Sequence[Token], marks: Sequence[frozenset[str]], ends: Sequence[bool]
+    tokens: Sequence[Token],
+    marks: Sequence[frozenset[str]],
+    ends: Sequence[bool],
+    prefix: str = "S",
 ) -> tuple[list[int], list[list[str]]]:
-    """The sentence of each token (a new one after each sentence end) and the features
-    of each sentence: which lexicons and patterns occur in it, its first word, its
-    length and whether it is the last."""
+    """The sentence of each token (a new one after each ``ends`` token) and the features
+    of each sentence: which lexicons and patterns occur in it ("S:journal", "S:year"),
+    its first word, its length, and how many sentences follow it (0, 1, 2+). With
+    ``prefix`` "C" and commas as ends, the same for comma-separated chunks."""
     sentence_of: list[int] = []
     found: list[set[str]] = [set()]
     firsts: list[str] = [tokens[0].text.lower()[:12]]
@@ -179,11 +185,10 @@ def _sentence_features(
     feats: list[list[str]] = []
     for k, marked in enumerate(found):
         size = lengths[k]
-        one = sorted(marked)
-        one.append(f"S:first={firsts[k]}")
-        one.append(f"S:len={size if size < 4 else ('4-8' if size <= 8 else '9+')}")
-        if k == last:
-            one.append("S:last")
+        one = sorted(f"{prefix}{mark[1:]}" for mark in marked)
+        one.append(f"{prefix}:first={firsts[k]}")
+        one.append(f"{prefix}:len={size if size < 4 else ('4-8' if size <= 8 else '9+')}")
+        one.append(f"{prefix}:left={min(last - k, 2)}")
         feats.append(one)
     return sentence_of, feats
 
@@ -200,9 +205,12 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
     ]
     classes = [info[1] for info in infos]
     ends = [_sentence_end(tokens, i) for i in range(count)]
-    sentence_of, sentence_feats = _sentence_features(tokens, [i[3] for i in infos], ends)
+    marks = [i[3] for i in infos]
+    sentence_of, sentence_feats = _sentence_features(tokens, marks, ends)
+    commas = [t.text in ",;" or e for t, e in zip(tokens, ends, strict=True)]
+    chunk_of, chunk_feats = _sentence_features(tokens, marks, commas, "C")
     result: list[list[str]] = []
-    year_seen = quote_open = sentence_start = False
+    year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
     ended = depth = 0
     for i in range(count):
         own, cls, _, _ = infos[i]
@@ -219,8 +227,15 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
         if tokens[i].start < author_end:
             feats.append("rule_author")
         feats.extend(sentence_feats[sentence_of[i]])
+        feats.extend(chunk_feats[chunk_of[i]])
         if year_seen:
             feats.append("after_year")
+        if in_seen:
+            feats.append("after_in")
+        if quote_closed:
+            feats.append("after_quote")
+        if editor_seen:
+            feats.append("after_editor")
         if quote_open:
             feats.append("in_quote")
         if depth:
@@ -238,18 +253,24 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
         result.append(feats)
         word = tokens[i].text
         if word in _QUOTES:
+            was_open = quote_open
             if word == '"':
                 quote_open = not quote_open
             elif word in "“„«":
                 quote_open = True
             elif word in "”»":
                 quote_open = False
+            quote_closed = quote_closed or (was_open and not quote_open)
         elif word in _OPEN:
             depth += 1
         elif word in _CLOSE and depth:
             depth -= 1
         if "year" in own:
             year_seen = True
+        if "L=in" in own and i > 0 and not classes[i - 1][:1].isalnum():
+            in_seen = True  # ", in", ". In", "” in"
+        if "L=editor" in own and len(word) > 1:
+            editor_seen = True
         sentence_start = ends[i]
         if sentence_start:
             ended += 1

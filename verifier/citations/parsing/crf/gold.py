@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .labels import OUTSIDE
+from .labels import OUTSIDE, REMEMBERED
 from .tokens import Token, tokenize
 
 RAW_LABELS: Mapping[str, str] = {
@@ -111,7 +111,23 @@ def token_labels(
     labels = [char_label[t.start] for t in tokens]
     _unlabel_lead_words(tokens, labels)
     _unlabel_edge_punctuation(tokens, labels)
-    return tokens, labels
+    return tokens, remember_outside(labels)
+
+
+def remember_outside(labels: Sequence[str]) -> list[str]:
+    """``O`` tokens after an author, title, journal, container or editor run labelled
+    ``O>author`` ... (:data:`.labels.REMEMBERED`): a first-order CRF forgets across an
+    ``O``, and this way the state after the punctuation that closes a title still says
+    that a title came before (so the words after it are more likely the container)."""
+    result: list[str] = []
+    previous = ""
+    for label in labels:
+        if label == OUTSIDE:
+            result.append(f"O>{previous}" if previous in REMEMBERED else OUTSIDE)
+        else:
+            result.append(label)
+            previous = label
+    return result
 
 
 _LEAD_WORDS = frozenset({"in", "dans"})

@@ -48,7 +48,7 @@ _WORDS: Mapping[str, str] = {
         brussels bruxelles copenhagen stockholm oslo helsinki warsaw prague budapest
         lisboa lisbon athens delhi mumbai seoul cape town dublin uk usa germany france""",
     "editor": """ed eds editor editors edited hrsg hg hgg dir dirs coord éd éds herausgegeben
-        herausgeber a cura""",
+        herausgeber cura""",
     "trans": "trans transl translated translator übers übersetzt trad traduit",
     "pages": "pp p pages page pgs s seiten pág",
     "vol": "vol vols volume volumes v bd band tome t",
