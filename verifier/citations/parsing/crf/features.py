@@ -110,17 +110,18 @@ def _class(word: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _word(word: str, spaced: bool) -> tuple[tuple[str, ...], str, tuple[str, ...], frozenset[str]]:
+def _word(
+    word: str, spaced: bool
+) -> tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], frozenset[str]]:
     """Everything about one word that does not depend on its place, computed once per
-    distinct (word, spaced): its own features, its class, the eight features it gives
-    its neighbours ("-2:w=", "-2:c=", "-1:w=" ... "2:c="), and its sentence marks."""
+    distinct (word, spaced): its own features, its class, the features it gives its
+    neighbours at offsets -2, -1, +1, +2 ("-2:w=", "-2:c=" ...), and its sentence
+    marks."""
     own = _own(word, spaced)
     cls = _class(word)
     lower = word.lower()[:24]
     window = tuple(
-        feature
-        for offset in ("-2", "-1", "1", "2")
-        for feature in (f"{offset}:w={lower}", f"{offset}:c={cls}")
+        (f"{offset}:w={lower}", f"{offset}:c={cls}") for offset in ("-2", "-1", "1", "2")
     )
     marks = frozenset(_SENTENCE_MARKS[f] for f in own if f in _SENTENCE_MARKS)
     return own, cls, window, marks
@@ -155,7 +156,6 @@ _SENTENCE_MARKS = {
 }
 _POSITION = tuple(f"pos={k}" for k in range(10))
 _ENDS = tuple(f"ends={k}" for k in range(5))
-_EDGES = ("-2:edge", "-1:edge", "1:edge", "2:edge")
 
 
 def _sentence_features(
@@ -169,24 +169,26 @@ def _sentence_features(
     its first word, its length, and how many sentences follow it (0, 1, 2+). With
     ``prefix`` "C" and commas as ends, the same for comma-separated chunks."""
     sentence_of: list[int] = []
-    found: list[set[str]] = [set()]
-    firsts: list[str] = [tokens[0].text.lower()[:12]]
-    lengths: list[int] = [0]
+    starts = [0]
     count = len(tokens)
+    current = 0
     for i in range(count):
-        sentence_of.append(len(found) - 1)
-        lengths[-1] += 1
-        found[-1].update(marks[i])
+        sentence_of.append(current)
         if ends[i] and i + 1 < count:
-            found.append(set())
-            firsts.append(tokens[i + 1].text.lower()[:12])
-            lengths.append(0)
-    last = len(found) - 1
+            starts.append(i + 1)
+            current += 1
+    starts.append(count)
+    last = len(starts) - 2
     feats: list[list[str]] = []
-    for k, marked in enumerate(found):
-        size = lengths[k]
+    for k in range(last + 1):
+        start, stop = starts[k], starts[k + 1]
+        marked: set[str] = set()
+        for mark in marks[start:stop]:
+            if mark:
+                marked |= mark
+        size = stop - start
         one = sorted(f"{prefix}{mark[1:]}" for mark in marked)
-        one.append(f"{prefix}:first={firsts[k]}")
+        one.append(f"{prefix}:first={tokens[start].text.lower()[:12]}")
         one.append(f"{prefix}:len={size if size < 4 else ('4-8' if size <= 8 else '9+')}")
         one.append(f"{prefix}:left={min(last - k, 2)}")
         feats.append(one)
@@ -209,25 +211,34 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
     sentence_of, sentence_feats = _sentence_features(tokens, marks, ends)
     commas = [t.text in ",;" or e for t, e in zip(tokens, ends, strict=True)]
     chunk_of, chunk_feats = _sentence_features(tokens, marks, commas, "C")
+    windows = [info[2] for info in infos]
+    # The neighbour features each token receives, edges padded: before2[i] comes from
+    # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
+    before2 = [("-2:edge",), ("-2:edge",), *(w[0] for w in windows)]
+    before1 = [("-1:edge",), *(w[1] for w in windows)]
+    after1 = [*(w[2] for w in windows[1:]), ("1:edge",)]
+    after2 = [*(w[3] for w in windows[2:]), ("2:edge",), ("2:edge",)]
     result: list[list[str]] = []
     year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
     ended = depth = 0
     for i in range(count):
         own, cls, _, _ = infos[i]
-        feats = list(own)
-        feats.append(_POSITION[10 * i // count])
+        feats = [
+            *own,
+            _POSITION[10 * i // count],
+            _ENDS[ended if ended < 4 else 4],
+            f"ends|c={ended if ended < 3 else 3}|{cls}",
+        ]
         if i == 0:
             feats.append("first")
         if i == count - 1:
             feats.append("last")
-        feats.append(_ENDS[min(ended, 4)])
-        feats.append(f"ends|c={min(ended, 3)}|{cls}")
         if sentence_start:
             feats.append("sent_start")
         if tokens[i].start < author_end:
             feats.append("rule_author")
-        feats.extend(sentence_feats[sentence_of[i]])
-        feats.extend(chunk_feats[chunk_of[i]])
+        feats += sentence_feats[sentence_of[i]]
+        feats += chunk_feats[chunk_of[i]]
         if year_seen:
             feats.append("after_year")
         if in_seen:
@@ -240,12 +251,10 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
             feats.append("in_quote")
         if depth:
             feats.append("in_bracket")
-        for k, offset in enumerate((-2, -1, 1, 2)):
-            j = i + offset
-            if 0 <= j < count:
-                feats.extend(infos[j][2][2 * k : 2 * k + 2])
-            else:
-                feats.append(_EDGES[k])
+        feats += before2[i]
+        feats += before1[i]
+        feats += after1[i]
+        feats += after2[i]
         if i > 0:
             feats.append(f"-1|0:c={classes[i - 1]}|{cls}")
         if i + 1 < count:
