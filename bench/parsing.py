@@ -1,9 +1,29 @@
-"""Field-level accuracy of ``verifier.parse.parse_citation`` on hand-labelled references.
+"""Field-level accuracy of the reference parsers on hand-labelled references, side by side.
 
 Run::
 
     .venv/bin/python bench/parsing.py [--data DIR] [--json FILE] [--limit N]
                                       [--show-misses N] [--dataset NAME] [--field F] [--type T]
+                                      [--parser NAME]
+
+Parsers (all run by default, on the same rows):
+
+* ``combined`` :func:`verifier.citations.parsing.parse_citation`, the default: the rules
+  for author-date references they complete, the CRF for the rest
+  (:mod:`verifier.citations.parsing.combined`).
+* ``trained``  :func:`verifier.citations.parsing.crf.parse_trained`, the CRF model shipped
+  in the package (trained by ``bench/train_parser.py`` on the training split) alone.
+* ``rules``    :func:`verifier.citations.parsing.core.parse_citation`, the rule parser alone.
+
+The default (``verifier.citations.parsing.parse_citation``) is named in the report's
+``default``; its scores are at the top level of ``--json``, each parser's under
+``parsers``, with references parsed per second in ``timing`` (CPU time of this
+process, one core: other load on the machine does not count against it).
+
+Only the validation split of ``parsing_gold`` is measured
+(:func:`verifier.citations.parsing.crf.split.is_validation`: SHA-1 of the normalised
+text modulo 10 is 8 or 9), never a row the model was trained on. The HALLMARK rows are
+not training data and are all measured.
 
 Datasets (read from ``../shared/data`` beside the repository, or ``--data DIR``; never
 copied into the repository):
@@ -54,7 +74,7 @@ import sys
 import time
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,10 +84,19 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from verifier.citations.models import Author, Citation, WorkType  # noqa: E402
-from verifier.citations.parsing import parse_citation  # noqa: E402
+from verifier.citations.parsing import DEFAULT_PARSER, parse_citation  # noqa: E402
+from verifier.citations.parsing.core import parse_citation as parse_rules  # noqa: E402
+from verifier.citations.parsing.crf import parse_trained  # noqa: E402
+from verifier.citations.parsing.crf.split import is_validation  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 DATASETS = ("anystyle_dev", "grobid_dev", "hallmark_ww")
+PARSERS: Mapping[str, Callable[[str], Citation]] = {
+    "combined": parse_citation,
+    "trained": parse_trained,
+    "rules": parse_rules,
+}
+"""Every parser the bench measures, by name."""
 MAIN_FIELDS = ("authors", "title", "year", "container")
 SECONDARY_FIELDS = ("volume", "issue", "pages", "publisher", "editors")
 FIELDS = (*MAIN_FIELDS, "author_list", *SECONDARY_FIELDS)
@@ -429,11 +458,14 @@ class Miss:
 
 
 def load_jsonl_gold(path: Path, dataset: str, limit: int | None) -> list[GoldRow]:
-    """The rows of a ``parsing_gold`` JSONL file (the first ``limit`` only, if given)."""
+    """The validation rows of a ``parsing_gold`` JSONL file (the first ``limit`` of them
+    only, if given); training rows are never read."""
     rows: list[GoldRow] = []
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
+            if not is_validation(record["text"]):
+                continue
             rows.append(
                 GoldRow(record["id"], dataset, record["text"], record["type"], record["fields"])
             )
@@ -471,12 +503,16 @@ def load(data: Path, dataset: str, limit: int | None) -> list[GoldRow]:
     return load_jsonl_gold(data / "parsing_gold" / f"{dataset}.jsonl", dataset, limit)
 
 
-def run(rows: Iterable[GoldRow], results: Results) -> None:
-    """Parse every row (timed) and score it into ``results``."""
+def run(
+    rows: Iterable[GoldRow], results: Results, parse: Callable[[str], Citation] = parse_trained
+) -> None:
+    """Parse every row with ``parse`` (timed) and score it into ``results``."""
     rows = list(rows)
-    start = time.perf_counter()
-    parsed = [parse_citation(row.text) for row in rows]
-    results.seconds += time.perf_counter() - start
+    if rows:
+        parse(rows[0].text)  # load the model before the clock starts
+    start = time.process_time()
+    parsed = [parse(row.text) for row in rows]
+    results.seconds += time.process_time() - start
     results.count += len(rows)
     for row, citation in zip(rows, parsed, strict=True):
         results.add(row, citation)
@@ -546,6 +582,55 @@ def format_misses(
     return "\n".join(lines)
 
 
+def parser_report(results: Results, datasets: Sequence[str]) -> dict[str, Any]:
+    """One parser's scores: ``overall``, ``by_type``, ``type_accuracy``, per ``dataset``,
+    and ``timing`` (citations, seconds, per_second)."""
+    report: dict[str, Any] = results.summary()
+    report["dataset"] = {d: results.summary(d) for d in datasets}
+    rate = results.count / results.seconds if results.seconds else 0.0
+    report["timing"] = {"citations": results.count, "seconds": results.seconds, "per_second": rate}
+    return report
+
+
+def combined_report(reports: Mapping[str, Mapping[str, Any]], default: str) -> dict[str, Any]:
+    """The ``--json`` document: the default parser's report at the top level (the shape
+    a single-parser run always had), every parser's under ``parsers`` and the default's
+    name under ``default``."""
+    top = dict(reports[default]) if default in reports else dict(next(iter(reports.values())))
+    top["default"] = default if default in reports else next(iter(reports))
+    top["parsers"] = {name: dict(report) for name, report in reports.items()}
+    return top
+
+
+def format_side_by_side(reports: Mapping[str, Mapping[str, Any]]) -> str:
+    """F1 of every field, type accuracy, title F1 by type and speed, one column per
+    parser."""
+    names = list(reports)
+    head = " ".join(f"{n:>9}" for n in names)
+    lines = ["== side by side (F1 on the validation split)", f"{'field':<16} {head}"]
+    first = reports[names[0]]
+    for name in FIELDS:
+        if not first["overall"][name]["support"]:
+            continue
+        cells = " ".join(f"{_pct(reports[n]['overall'][name]['f1']):>9}" for n in names)
+        lines.append(f"{name:<16} {cells}")
+    cells = " ".join(f"{_pct(reports[n]['type_accuracy']['overall']):>9}" for n in names)
+    lines.append(f"{'type accuracy':<16} {cells}")
+    for type_ in first["by_type"]:
+        for name in ("title", "container"):
+            if not first["by_type"][type_][name]["support"]:
+                continue
+            cells = " ".join(
+                f"{_pct(reports[n]['by_type'][type_][name]['f1']):>9}" for n in names
+            )
+            lines.append(f"{name + ' ' + type_:<16} {cells}")
+        cells = " ".join(f"{_pct(reports[n]['type_accuracy'][type_]):>9}" for n in names)
+        lines.append(f"{'type acc ' + type_:<16} {cells}")
+    cells = " ".join(f"{reports[n]['timing']['per_second']:>9,.0f}" for n in names)
+    lines.append(f"{'references/s':<16} {cells}")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench; 0 on success, 2 when the data folder is missing."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
@@ -554,28 +639,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N rows of each dataset only")
     parser.add_argument("--show-misses", type=int, default=0, metavar="N")
     parser.add_argument("--dataset", choices=DATASETS, action="append")
+    parser.add_argument("--parser", choices=list(PARSERS), action="append", dest="parsers")
     parser.add_argument("--field", choices=MAIN_FIELDS, help="misses of this field only")
     parser.add_argument("--type", choices=TYPES, dest="type_", help="misses of this type only")
     args = parser.parse_args(argv)
-    results = Results()
     datasets = args.dataset or list(DATASETS)
+    chosen = args.parsers or list(PARSERS)
+    try:
+        rows = {dataset: load(args.data, dataset, args.limit) for dataset in datasets}
+    except FileNotFoundError as error:
+        print(f"data not found: {error.filename} (use --data DIR)", file=sys.stderr)
+        return 2
+    results = {name: Results() for name in chosen}
+    for name in chosen:
+        for dataset in datasets:
+            run(rows[dataset], results[name], PARSERS[name])
+    reports = {name: parser_report(results[name], datasets) for name in chosen}
+    report = combined_report(reports, DEFAULT_PARSER)
+    shown = report["default"]
     for dataset in datasets:
-        try:
-            rows = load(args.data, dataset, args.limit)
-        except FileNotFoundError as error:
-            print(f"data not found: {error.filename} (use --data DIR)", file=sys.stderr)
-            return 2
-        run(rows, results)
-    report: dict[str, Any] = results.summary()
-    report["dataset"] = {d: results.summary(d) for d in datasets}
-    rate = results.count / results.seconds if results.seconds else 0.0
-    report["timing"] = {"citations": results.count, "seconds": results.seconds, "per_second": rate}
-    for dataset in datasets:
-        print(format_summary(dataset, report["dataset"][dataset]), end="\n\n")
-    print(format_summary("overall", report))
-    print(f"\nparsed {results.count} citations in {results.seconds:.2f} s ({rate:,.0f}/s)")
+        print(format_summary(f"{shown}: {dataset}", reports[shown]["dataset"][dataset]), end="\n\n")
+    for name in chosen:
+        print(format_summary(f"{name}: overall", reports[name]), end="\n\n")
+    print(format_side_by_side(reports))
+    for name in chosen:
+        timing = reports[name]["timing"]
+        print(
+            f"{name}: parsed {timing['citations']} citations in {timing['seconds']:.2f} s "
+            f"({timing['per_second']:,.0f}/s)"
+        )
     if args.show_misses:
-        print(format_misses(results.misses, args.show_misses, args.field, args.type_))
+        print(format_misses(results[shown].misses, args.show_misses, args.field, args.type_))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0

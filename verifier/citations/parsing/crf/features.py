@@ -1,0 +1,286 @@
+"""Features of each token of a reference, for the CRF.
+
+Every token gets its own features once (:func:`_own`): the lower-cased word, its shape,
+length, character classes, the lexicons it is in (:mod:`.lexicon`), year / number /
+pages patterns and whether a space precedes it. Then each token gets its neighbours'
+words, shapes and lexicons (a window of two either side, prefixed "-1:", "+1:" ...) and
+features of where it stands in the whole string: relative position, whether a year or a
+quote came before it, how many sentence ends precede it, bracket depth. Features are
+strings ("w=smith"), each with weight 1, the form python-crfsuite takes fastest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .lexicon import lexicon_names
+from .tokens import Token
+
+_YEAR = re.compile(r"^(?:1[5-9]\d\d|20[0-3]\d)[a-z]?$")
+_ROMAN = re.compile(
+    r"^(?=[ivxlcdm]+$)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$"
+)
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|e|er|re|ème|eme)$", re.I)
+_QUOTES = frozenset("\"“”„«»‘’'`")
+_OPEN = frozenset("([{")
+_CLOSE = frozenset(")]}")
+_DASHES = frozenset("-–—‐−")
+
+
+@lru_cache(maxsize=65536)
+def _shape(word: str) -> str:
+    """Character classes with runs collapsed: "Smith" -> "Xx", "2004" -> "d4",
+    "J" -> "X", "ASCE" -> "X4", "O" -> "X"."""
+    if word.isdigit():
+        return f"d{min(len(word), 6)}"
+    out: list[str] = []
+    for char in word:
+        if char.isupper():
+            cls = "X"
+        elif char.islower():
+            cls = "x"
+        elif char.isdigit():
+            cls = "d"
+        elif char.isalpha():
+            cls = "c"  # a letter without case (CJK)
+        else:
+            cls = char
+        if not out or out[-1] != cls:
+            out.append(cls)
+    shape = "".join(out)
+    if shape == "X" and len(word) > 1:
+        return f"X{min(len(word), 5)}"
+    return shape
+
+
+@lru_cache(maxsize=65536)
+def _own(word: str, spaced: bool) -> tuple[str, ...]:
+    """The token's own features (cached: the same word gives the same features)."""
+    lower = word.lower()
+    shape = _shape(word)
+    feats = [f"w={lower[:24]}", f"s={shape}"]
+    length = len(word)
+    feats.append(f"n={length if length < 5 else ('5-7' if length < 8 else '8+')}")
+    if length > 3 and word.isalpha():
+        feats.append(f"x3={lower[-3:]}")
+        feats.append(f"p3={lower[:3]}")
+    if not spaced:
+        feats.append("glued")
+    if _YEAR.match(lower):
+        feats.append("year")
+    elif lower.isdigit():
+        feats.append("num")
+        if length <= 2:
+            feats.append("num12")
+    elif _ORDINAL.match(lower):
+        feats.append("ordinal")
+    if length > 1 and _ROMAN.match(lower):
+        feats.append("roman")
+    if lower.startswith(("http", "www.")):
+        feats.append("url")
+    elif lower.startswith("10.") and "/" in lower:
+        feats.append("doi")
+    if length == 1 and word.isupper():
+        feats.append("initial")
+    if word in _QUOTES:
+        feats.append("quote")
+    elif word in _OPEN:
+        feats.append("open")
+    elif word in _CLOSE:
+        feats.append("close")
+    elif word in _DASHES:
+        feats.append("dash")
+    feats.extend(f"L={name}" for name in lexicon_names(lower))
+    return tuple(feats)
+
+
+def _class(word: str) -> str:
+    """A coarse class for the neighbour window: the lexicon, else the shape."""
+    if len(word) == 1 and word.isupper():
+        return "X"  # an initial, whatever lexicon the letter is in ("V.", "S.")
+    lower = word.lower()
+    names = lexicon_names(lower)
+    if names:
+        return names[0]
+    if _YEAR.match(lower):
+        return "year"
+    return _shape(word)
+
+
+@lru_cache(maxsize=65536)
+def _word(
+    word: str, spaced: bool
+) -> tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], frozenset[str]]:
+    """Everything about one word that does not depend on its place, computed once per
+    distinct (word, spaced): its own features, its class, the features it gives its
+    neighbours at offsets -2, -1, +1, +2 ("-2:w=", "-2:c=" ...), and its sentence
+    marks."""
+    own = _own(word, spaced)
+    cls = _class(word)
+    lower = word.lower()[:24]
+    window = tuple(
+        (f"{offset}:w={lower}", f"{offset}:c={cls}") for offset in ("-2", "-1", "1", "2")
+    )
+    marks = frozenset(_SENTENCE_MARKS[f] for f in own if f in _SENTENCE_MARKS)
+    return own, cls, window, marks
+
+
+def _sentence_end(tokens: Sequence[Token], index: int) -> bool:
+    """True for a "." that ends a sentence: after a word of two or more letters that is
+    not all capitals, a digit or a closing bracket, and before a space."""
+    token = tokens[index]
+    if token.text not in ".?!" or index == 0:
+        return False
+    if index + 1 < len(tokens) and tokens[index + 1].start == token.end:
+        return False
+    before = tokens[index - 1].text
+    if before in _CLOSE or before in _QUOTES or before.isdigit():
+        return True
+    return len(before) >= 2 and not before.isupper()
+
+
+_SENTENCE_MARKS = {
+    "L=journal": "S:journal",
+    "L=pub": "S:pub",
+    "L=univ": "S:univ",
+    "L=place": "S:place",
+    "L=genre": "S:genre",
+    "L=editor": "S:editor",
+    "year": "S:year",
+    "num": "S:num",
+    "quote": "S:quote",
+    "url": "S:link",
+    "doi": "S:link",
+}
+_POSITION = tuple(f"pos={k}" for k in range(10))
+_ENDS = tuple(f"ends={k}" for k in range(5))
+
+
+def _sentence_features(
+    tokens: Sequence[Token],
+    marks: Sequence[frozenset[str]],
+    ends: Sequence[bool],
+    prefix: str = "S",
+) -> tuple[list[int], list[list[str]]]:
+    """The sentence of each token (a new one after each ``ends`` token) and the features
+    of each sentence: which lexicons and patterns occur in it ("S:journal", "S:year"),
+    its first word, its length, and how many sentences follow it (0, 1, 2+). With
+    ``prefix`` "C" and commas as ends, the same for comma-separated chunks."""
+    sentence_of: list[int] = []
+    starts = [0]
+    count = len(tokens)
+    current = 0
+    for i in range(count):
+        sentence_of.append(current)
+        if ends[i] and i + 1 < count:
+            starts.append(i + 1)
+            current += 1
+    starts.append(count)
+    last = len(starts) - 2
+    feats: list[list[str]] = []
+    for k in range(last + 1):
+        start, stop = starts[k], starts[k + 1]
+        marked: set[str] = set()
+        for mark in marks[start:stop]:
+            if mark:
+                marked |= mark
+        size = stop - start
+        one = sorted(f"{prefix}{mark[1:]}" for mark in marked)
+        one.append(f"{prefix}:first={tokens[start].text.lower()[:12]}")
+        one.append(f"{prefix}:len={size if size < 4 else ('4-8' if size <= 8 else '9+')}")
+        one.append(f"{prefix}:left={min(last - k, 2)}")
+        feats.append(one)
+    return sentence_of, feats
+
+
+def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
+    """The features of every token of one reference (one list per token).
+    ``author_end``: where the rule parser's author scan ends (0: no author list found);
+    tokens before it get "rule_author"."""
+    count = len(tokens)
+    if not count:
+        return []
+    infos = [
+        _word(t.text, i == 0 or tokens[i - 1].end < t.start) for i, t in enumerate(tokens)
+    ]
+    classes = [info[1] for info in infos]
+    ends = [_sentence_end(tokens, i) for i in range(count)]
+    marks = [i[3] for i in infos]
+    sentence_of, sentence_feats = _sentence_features(tokens, marks, ends)
+    commas = [t.text in ",;" or e for t, e in zip(tokens, ends, strict=True)]
+    chunk_of, chunk_feats = _sentence_features(tokens, marks, commas, "C")
+    windows = [info[2] for info in infos]
+    # The neighbour features each token receives, edges padded: before2[i] comes from
+    # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
+    before2 = [("-2:edge",), ("-2:edge",), *(w[0] for w in windows)]
+    before1 = [("-1:edge",), *(w[1] for w in windows)]
+    after1 = [*(w[2] for w in windows[1:]), ("1:edge",)]
+    after2 = [*(w[3] for w in windows[2:]), ("2:edge",), ("2:edge",)]
+    result: list[list[str]] = []
+    year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
+    ended = depth = 0
+    for i in range(count):
+        own, cls, _, _ = infos[i]
+        feats = [
+            *own,
+            _POSITION[10 * i // count],
+            _ENDS[ended if ended < 4 else 4],
+            f"ends|c={ended if ended < 3 else 3}|{cls}",
+        ]
+        if i == 0:
+            feats.append("first")
+        if i == count - 1:
+            feats.append("last")
+        if sentence_start:
+            feats.append("sent_start")
+        if tokens[i].start < author_end:
+            feats.append("rule_author")
+        feats += sentence_feats[sentence_of[i]]
+        feats += chunk_feats[chunk_of[i]]
+        if year_seen:
+            feats.append("after_year")
+        if in_seen:
+            feats.append("after_in")
+        if quote_closed:
+            feats.append("after_quote")
+        if editor_seen:
+            feats.append("after_editor")
+        if quote_open:
+            feats.append("in_quote")
+        if depth:
+            feats.append("in_bracket")
+        feats += before2[i]
+        feats += before1[i]
+        feats += after1[i]
+        feats += after2[i]
+        if i > 0:
+            feats.append(f"-1|0:c={classes[i - 1]}|{cls}")
+        if i + 1 < count:
+            feats.append(f"0|+1:c={cls}|{classes[i + 1]}")
+        result.append(feats)
+        word = tokens[i].text
+        if word in _QUOTES:
+            was_open = quote_open
+            if word == '"':
+                quote_open = not quote_open
+            elif word in "“„«":
+                quote_open = True
+            elif word in "”»":
+                quote_open = False
+            quote_closed = quote_closed or (was_open and not quote_open)
+        elif word in _OPEN:
+            depth += 1
+        elif word in _CLOSE and depth:
+            depth -= 1
+        if "year" in own:
+            year_seen = True
+        if "L=in" in own and i > 0 and not classes[i - 1][:1].isalnum():
+            in_seen = True  # ", in", ". In", "” in"
+        if "L=editor" in own and len(word) > 1:
+            editor_seen = True
+        sentence_start = ends[i]
+        if sentence_start:
+            ended += 1
+    return result
