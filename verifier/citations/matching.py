@@ -23,10 +23,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from .models import Author, Citation, MatchScores, WorkRecord, WorkType
-from .normalize import family_key, family_variants, initials, normalize_title, split_title
+from .normalize import (
+    family_key,
+    family_variants,
+    initials,
+    normalize_title,
+    split_title,
+    transliteration_key,
+)
 from .venues import containers_agree
 
 TITLE_THRESHOLD = 0.90
@@ -173,20 +180,44 @@ def _initials_agree(a: str, b: str) -> bool:
 _FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
 
 SLIP_MIN_LENGTH = 6
-"""Family names this long may differ by one typing slip ("Granoveter" = "Granovetter");
-shorter ones may not, as "Li" and "Lu" are different people."""
+"""Family names this long may differ by one typing slip ("Granoveter" = "Granovetter",
+"Jonhson" = "Johnson": a transposition of neighbours is one slip) on any matching
+title; shorter ones only on a backed exact title (:data:`SHORT_SLIP_MIN_LENGTH`), as
+"Li" and "Lu" are different people."""
+
+SHORT_SLIP_MIN_LENGTH = 3
+"""Family names of this many letters up to ``SLIP_MIN_LENGTH - 1`` ("Smtih", "Bakr")
+may differ by one slip only when the title is all but identical (at least
+:data:`STANDALONE_TITLE`) and the year (within one) or the container backs the record
+(:func:`_short_slip_backed`); two-letter names never."""
 
 
-def _one_slip_apart(a: str, b: str) -> bool:
-    if min(len(a), len(b)) < SLIP_MIN_LENGTH or a[0] != b[0]:
+def _one_slip_apart(a: str, b: str, min_length: int = SLIP_MIN_LENGTH) -> bool:
+    """One insertion, deletion, substitution or transposition of neighbours apart
+    (optimal string alignment), both at least ``min_length`` long, starting alike (the
+    first letter, or the first two letters swapped)."""
+    if min(len(a), len(b)) < min_length or a == b:
         return False
-    return Levenshtein.distance(a, b, score_cutoff=1) <= 1
+    if a[0] != b[0]:
+        return a[:2] == b[1::-1] and a[2:] == b[2:]
+    return OSA.distance(a, b, score_cutoff=1) <= 1
 
 
-def _compatible(cited: _Name, found: _Name) -> bool:
+def _transliterations_agree(a: str, b: str) -> bool:
+    """The two family keys are one name in two transliteration systems (see
+    :func:`~verifier.citations.normalize.transliteration_key`)."""
+    ta = transliteration_key(a)
+    return bool(ta) and ta == transliteration_key(b)
+
+
+def _compatible(cited: _Name, found: _Name, slip_min: int = SLIP_MIN_LENGTH) -> bool:
     if cited.organisation and found.organisation:
         return _organisations_agree(cited.organisation, found.organisation)
-    if cited.variants & found.variants or _one_slip_apart(cited.key, found.key):
+    if (
+        cited.variants & found.variants
+        or _one_slip_apart(cited.key, found.key, slip_min)
+        or _transliterations_agree(cited.key, found.key)
+    ):
         return _initials_agree(cited.initials, found.initials)
     # Family and given swapped ("Zhang, J." vs given "Zhang", family "Jun").
     swapped = cited.variants & found.given_keys
@@ -195,9 +226,12 @@ def _compatible(cited: _Name, found: _Name) -> bool:
     )
 
 
-def _count_shared(cited: Sequence[Author], found: Sequence[Author]) -> int:
+def _count_shared(
+    cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH
+) -> int:
     """How many cited authors pair with distinct record authors (one-to-one, greedy:
-    full-key pairs first so "Kim, Y." is not used up by a looser pairing)."""
+    full-key pairs first so "Kim, Y." is not used up by a looser pairing). Family names
+    of at least ``slip_min`` letters may differ by one slip."""
     cited_names = [_name(a) for a in cited]
     found_names = [_name(a) for a in found]
     used: set[int] = set()
@@ -224,7 +258,7 @@ def _count_shared(cited: Sequence[Author], found: Sequence[Author]) -> int:
             (
                 i
                 for i, other in enumerate(found_names)
-                if i not in used and _compatible(name, other)
+                if i not in used and _compatible(name, other, slip_min)
             ),
             None,
         )
@@ -234,7 +268,9 @@ def _count_shared(cited: Sequence[Author], found: Sequence[Author]) -> int:
     return shared
 
 
-def _overlap(cited: Sequence[Author], found: Sequence[Author]) -> tuple[float, int]:
+def _overlap(
+    cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH
+) -> tuple[float, int]:
     """(share of cited authors found, number found). The share is taken over the shorter
     of the two lists: a record that lists fewer authors than the citation (Open Library
     and Google Books often keep only the first) is not held to names it does not show."""
@@ -242,7 +278,7 @@ def _overlap(cited: Sequence[Author], found: Sequence[Author]) -> tuple[float, i
     found = [a for a in found if a.family or a.literal]
     if not cited or not found:
         return 0.0, 0
-    shared = _count_shared(cited, found)
+    shared = _count_shared(cited, found, slip_min)
     return min(1.0, shared / min(len(cited), len(found))), shared
 
 
@@ -334,6 +370,8 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
     authors, authors_match = _authors_verdict(citation, record, title)
     if not authors_match and title >= STANDALONE_TITLE:
         authors, authors_match = _same_family_other_initials(citation, record, authors)
+    if not authors_match and title >= STANDALONE_TITLE and _short_slip_backed(citation, record):
+        authors, authors_match = _short_slip(citation, record, authors)
     title_match = title >= TITLE_THRESHOLD
     needed_support = 0 if title >= STANDALONE_TITLE else 1
     if not title_match and authors_match:
@@ -422,6 +460,40 @@ def _same_family_other_initials(
     bare = [Author(family=a.family) for a in cited]
     found = [Author(family=a.family, literal=a.literal) for a in record.authors]
     share, shared = _overlap(bare, found)
+    if shared >= 1 and share >= AUTHOR_THRESHOLD:
+        return share, True
+    return authors, False
+
+
+def _short_slip_backed(citation: Citation, record: WorkRecord) -> bool:
+    """The record backs a short-name slip: the year within one, or the container (or
+    publisher) agrees, and neither is contradicted."""
+    year = None
+    if citation.year is not None and record.year is not None:
+        year = abs(citation.year - record.year) <= 1
+    venue = None
+    cited_venue = citation.container or citation.publisher
+    found_venue = record.container or record.publisher
+    if cited_venue and found_venue:
+        venue = containers_agree(cited_venue, found_venue) or (
+            fuzz.token_set_ratio(normalize_title(cited_venue), normalize_title(found_venue))
+            >= 90
+        )
+    if year is False or venue is False:
+        return False
+    return bool(year or venue)
+
+
+def _short_slip(
+    citation: Citation, record: WorkRecord, authors: float
+) -> tuple[float, bool]:
+    """Authorship with one slip allowed in family names of
+    :data:`SHORT_SLIP_MIN_LENGTH` letters or more (the caller has checked the exact
+    title and the backing)."""
+    cited = [a for a in citation.authors if a.family]
+    if not cited or not record.authors:
+        return authors, False
+    share, shared = _overlap(citation.authors, record.authors, SHORT_SLIP_MIN_LENGTH)
     if shared >= 1 and share >= AUTHOR_THRESHOLD:
         return share, True
     return authors, False
