@@ -115,3 +115,36 @@ def test_decoy_a_real_scholar_with_a_new_title_is_not_a_match() -> None:
 def test_decoy_a_near_short_name_with_other_initials_is_not_a_match() -> None:
     citation = cite(person("Boyf", "T."))
     assert not score_record(citation, rec(person("Boyd", "Robert"))).is_match
+
+
+def test_decoy_a_real_single_author_at_the_end_of_an_invented_list_is_not_a_match() -> None:
+    # The record lists one author; the citation four, the real one last. That is not a
+    # catalogue's truncated list (which keeps the first author) but an invented list.
+    citation = cite(person("Okafor", "C."), person("Lindqvist", "P."), person("Ferreira", "T."),
+                    person("Henrich", "J."))
+    assert not score_record(citation, rec(person("Henrich", "Joseph"))).is_match
+
+
+def test_a_truncated_record_that_keeps_the_first_author_still_matches() -> None:
+    citation = cite(person("Henrich", "J."), person("Boyd", "R."), person("Richerson", "P."))
+    assert score_record(citation, rec(person("Henrich", "Joseph"))).is_match
+
+
+def test_decoy_an_unsplit_personal_name_on_a_real_title_is_not_an_organisation() -> None:
+    citation = cite(Author(literal="Gregory the Great"))
+    scores = score_record(citation, rec(person("Schunk", "Dale H.")))
+    assert not scores.is_match
+
+
+def test_an_organisation_on_the_exact_title_still_matches_a_record_of_people() -> None:
+    citation = cite(Author(literal="World Health Organization"), container="")
+    assert score_record(citation, rec(person("Chan", "Margaret"))).is_match
+
+
+def test_decoy_one_shared_family_with_other_initials_among_other_authors_is_not_a_match() -> None:
+    # "Miller, R. E., & Blair, P. D." on a title by Cappuccio ... Miller, M. A.: one family
+    # in common with other initials is not the same authors cited with wrong initials.
+    citation = cite(person("Miller", "R. E."), person("Blair", "P. D."))
+    record = rec(person("Cappuccio", "Frank P."), person("Strazzullo", "Pablo"),
+                 person("Miller", "Michael A."))
+    assert not score_record(citation, record).is_match

@@ -228,10 +228,11 @@ def _compatible(cited: _Name, found: _Name, slip_min: int = SLIP_MIN_LENGTH) -> 
 
 def _count_shared(
     cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH
-) -> int:
-    """How many cited authors pair with distinct record authors (one-to-one, greedy:
-    full-key pairs first so "Kim, Y." is not used up by a looser pairing). Family names
-    of at least ``slip_min`` letters may differ by one slip."""
+) -> tuple[int, bool]:
+    """(how many cited authors pair with distinct record authors, whether the first
+    cited author is one of them). One-to-one, greedy: full-key pairs first so "Kim, Y."
+    is not used up by a looser pairing. Family names of at least ``slip_min`` letters
+    may differ by one slip."""
     cited_names = [_name(a) for a in cited]
     found_names = [_name(a) for a in found]
     used: set[int] = set()
@@ -253,6 +254,7 @@ def _count_shared(
         else:
             used.add(exact)
     shared = len(cited_names) - len(unmatched)
+    first_paired = not unmatched or unmatched[0] is not cited_names[0]
     for name in unmatched:
         loose = next(
             (
@@ -265,21 +267,27 @@ def _count_shared(
         if loose is not None:
             used.add(loose)
             shared += 1
-    return shared
+            first_paired = first_paired or name is cited_names[0]
+    return shared, first_paired
 
 
 def _overlap(
     cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH
 ) -> tuple[float, int]:
     """(share of cited authors found, number found). The share is taken over the shorter
-    of the two lists: a record that lists fewer authors than the citation (Open Library
-    and Google Books often keep only the first) is not held to names it does not show."""
+    of the two lists when the cited first author is found: a record that lists fewer
+    authors than the citation (Open Library and Google Books often keep only the first)
+    is not held to names it does not show. When the cited first author is not in the
+    record, the share is over the cited names: a real author at the end of an invented
+    list ("one real co-author added to a fabricated list") is one name in several, not a
+    truncated record."""
     cited = [a for a in cited if a.family or a.literal]
     found = [a for a in found if a.family or a.literal]
     if not cited or not found:
         return 0.0, 0
-    shared = _count_shared(cited, found, slip_min)
-    return min(1.0, shared / min(len(cited), len(found))), shared
+    shared, first_paired = _count_shared(cited, found, slip_min)
+    over = min(len(cited), len(found)) if first_paired else len(cited)
+    return min(1.0, shared / over), shared
 
 
 def author_overlap(cited: Sequence[Author], found: Sequence[Author], et_al: bool) -> float:
@@ -321,12 +329,42 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
             return share, True
     if not found:
         return 1.0, True
+    if cited and any(looks_like_a_person(a.literal) for a in cited) and \
+            any(_is_person(a) for a in found):
+        # "Gregory the Great" is a person the parser could not split, not an
+        # organisation: it must pair with a record author like any cited person.
+        return 0.0, False
     if (cited or citation.type is WorkType.WEB) and title >= STANDALONE_TITLE:
         return 1.0, True
     if not cited and not citation.et_al and title >= STANDALONE_TITLE and \
             backs_authorless(citation, record):
         return 1.0, True
     return 0.0, False
+
+
+_ORGANISATION_WORDS = re.compile(
+    r"\b(?:organi[sz]ation|association|institute|institution|department|dept|university|"
+    r"college|school|office|society|council|agency|ministry|commission|bureau|cent(?:er|re)|"
+    r"foundation|group|board|committee|service|services|network|government|nations|bank|"
+    r"fund|corporation|company|inc|ltd|llc|press|academy|administration|authority|team|"
+    r"project|consortium|federation|union|alliance|trust|museum|library|hospital|clinic|"
+    r"research|world|national|international|federal|state|states|european|american|"
+    r"panel|program(?:me)?|initiative|forum|unit|collaboration|investigators)\b",
+    re.I,
+)
+
+
+def looks_like_a_person(literal: str) -> bool:
+    """An unsplit author literal that reads as a personal name: two to four words, none
+    an organisation word (:data:`_ORGANISATION_WORDS`), no digits or "&", not in
+    capitals ("Gregory the Great", "Madonna Louise Ciccone"; not "World Health
+    Organization", "UNESCO", "Wikipedia")."""
+    words = literal.split()
+    if not 2 <= len(words) <= 4 or literal.isupper():
+        return False
+    if any(ch.isdigit() or ch in "&@/" for ch in literal):
+        return False
+    return not _ORGANISATION_WORDS.search(literal)
 
 
 AUTHORLESS_SUPPORT = 2
@@ -460,7 +498,7 @@ def _same_family_other_initials(
     bare = [Author(family=a.family) for a in cited]
     found = [Author(family=a.family, literal=a.literal) for a in record.authors]
     share, shared = _overlap(bare, found)
-    if shared >= 1 and share >= AUTHOR_THRESHOLD:
+    if shared == len(cited):
         return share, True
     return authors, False
 
