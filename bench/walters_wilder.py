@@ -68,7 +68,9 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "walters_wilder_2023"
 SCENARIOS = REPO / "fixtures" / "world" / "scenarios"
 MAILTO = "bench@example.org"
 ANY_KEYS = {"crossref": "bench", "openalex": "bench", "pubmed": "bench",
-            "semanticscholar": "bench", "googlebooks": "bench"}
+            "semanticscholar": "bench" * 8, "googlebooks": "bench"}
+"""Keys the world accepts (Semantic Scholar's has the real keys' shape: 40 letters and
+digits; the world answers 403 to any other, as the real gateway does to a bad key)."""
 
 
 @dataclass(frozen=True, slots=True)

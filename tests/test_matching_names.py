@@ -148,3 +148,29 @@ def test_decoy_one_shared_family_with_other_initials_among_other_authors_is_not_
     record = rec(person("Cappuccio", "Frank P."), person("Strazzullo", "Pablo"),
                  person("Miller", "Michael A."))
     assert not score_record(citation, record).is_match
+
+
+def _book(title: str, year: int = 1984, publisher: str = "Harvard University Press"
+          ) -> tuple[Citation, WorkRecord]:
+    citation = Citation(title="Distinction", authors=(person("Bourdieu", "P."),), year=1984,
+                        publisher="Harvard University Press", type=WorkType.BOOK)
+    record = WorkRecord(source="test", source_id="r", url="", title=title,
+                        authors=(person("Bourdieu", "Pierre"),), year=year,
+                        publisher=publisher)
+    return citation, record
+
+
+def test_a_short_main_title_matches_when_authors_year_and_publisher_agree() -> None:
+    citation, record = _book("Distinction: A Social Critique of the Judgement of Taste")
+    assert score_record(citation, record).is_match
+
+
+def test_a_short_main_title_without_the_year_or_publisher_agreeing_is_not_a_match() -> None:
+    citation, record = _book("Distinction: A Social Critique of the Judgement of Taste",
+                             year=1996)
+    assert not score_record(citation, record).is_match
+    citation, record = _book("Distinction: A Social Critique of the Judgement of Taste",
+                             publisher="Routledge")
+    assert not score_record(citation, record).is_match
+    citation, record = _book("Distinction and power: Essays")
+    assert not score_record(citation, record).is_match

@@ -420,6 +420,11 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
             # authorship agrees as well; the subtitle is then a discrepancy.
             title, title_match = max(title, TITLE_THRESHOLD), True
             needed_support = 1 if shared == "bare" else 2
+        elif _short_main_title_backed(citation, record):
+            # "Distinction" for "Distinction: A Social Critique of the Judgement of
+            # Taste": a short main title stands for the work only when the authors, the
+            # year and the publisher (or container) all agree.
+            title, title_match, needed_support = TITLE_THRESHOLD, True, 0
     if title_match and needed_support and supporting_fields(citation, record) < needed_support:
         # A near title by the same authors may be their other work on the subject: as
         # in Crossref's validated matching, the rest of the reference must back it up.
@@ -460,6 +465,27 @@ def _shared_main_title(cited: str, found: str) -> str | None:
     if len(main.split()) < needed:
         return None
     return "bare" if not found_sub else "other"
+
+
+def _short_main_title_backed(citation: Citation, record: WorkRecord) -> bool:
+    """One side gives only the main title, the other the same main title with a
+    subtitle, and the year (within one) and the venue (publisher or container) agree."""
+    cited_main, cited_sub = split_title(citation.title)
+    found_main, found_sub = split_title(record.title)
+    if bool(cited_sub) == bool(found_sub):
+        return False
+    main = _comparable(cited_main)
+    if not main or main != _comparable(found_main):
+        return False
+    if citation.year is None or record.year is None or abs(citation.year - record.year) > 1:
+        return False
+    cited_venue = citation.publisher or citation.container
+    found_venue = record.publisher or record.container
+    if not cited_venue or not found_venue:
+        return False
+    a, b = normalize_title(cited_venue), normalize_title(found_venue)
+    return bool(a and b) and (a == b or fuzz.token_set_ratio(a, b) >= 90
+                              or containers_agree(cited_venue, found_venue))
 
 
 def supporting_fields(citation: Citation, record: WorkRecord) -> int:
