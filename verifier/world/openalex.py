@@ -54,8 +54,8 @@ from .limits import (
     retry_after_header,
     whole_world_seconds,
 )
-from .service import Limit, ServiceSpec, framing
 from .pubmed_records import pmcid_of, pmid_of
+from .service import Limit, ServiceSpec, framing
 
 NAME = "openalex"
 
