@@ -112,3 +112,21 @@ def test_doi_not_found_needs_every_registry_asked_to_have_answered() -> None:
     only_crossref = {"crossref": SourceResult(SourceStatus.NO_MATCH),
                      "openalex": SourceResult(SourceStatus.SKIPPED)}
     assert not doi_not_found(arxiv_doi, only_crossref)
+
+
+def test_an_arxiv_record_without_venue_counts_as_a_preprint() -> None:
+    bare = _results(_rec("openalex", container="",
+                         identifiers=Identifiers(doi="10.48550/arXiv.1706.03762")),
+                    _rec("semanticscholar", container="", identifiers=Identifiers(
+                        arxiv="1706.03762")))
+    assert preprint_cited_as_published(PAPER, bare, tuple(bare))
+    unknown = _results(_rec("openalex", container=""), _rec("semanticscholar", container=""))
+    assert not preprint_cited_as_published(PAPER, unknown, tuple(unknown))
+
+
+def test_an_arxiv_doi_cited_with_a_version_suffix_is_found() -> None:
+    cited = replace(PAPER, identifiers=Identifiers(doi="10.48550/arXiv.2602.12233v1"))
+    found = _rec("openalex", identifiers=Identifiers(doi="10.48550/arxiv.2602.12233"))
+    results = {"openalex": SourceResult(SourceStatus.MATCH, record=found),
+               "crossref": SourceResult(SourceStatus.NO_MATCH)}
+    assert not doi_not_found(cited, results)

@@ -482,10 +482,19 @@ def preprint_cited_as_published(
     if not citation.container or is_preprint_server(citation.container):
         return False
     records = [r for _, r in agreeing_records(results, agreeing)]
-    return bool(records) and all(
-        r.type is WorkType.PREPRINT or (bool(r.container) and is_preprint_server(r.container))
-        for r in records
-    )
+    return bool(records) and all(_is_preprint_record(r) for r in records)
+
+
+def _is_preprint_record(record: WorkRecord) -> bool:
+    """A record of a preprint: typed so, or with a preprint server as venue, or with no
+    venue at all and an arXiv id or arXiv DOI (how the databases show an arXiv-only
+    paper)."""
+    if record.type is WorkType.PREPRINT:
+        return True
+    if record.container:
+        return is_preprint_server(record.container)
+    doi = record.identifiers.doi or ""
+    return bool(record.identifiers.arxiv) or doi.lower().startswith("10.48550/")
 
 
 def doi_not_found(citation: Citation, results: Mapping[str, SourceResult]) -> bool:
@@ -493,7 +502,7 @@ def doi_not_found(citation: Citation, results: Mapping[str, SourceResult]) -> bo
     :data:`DOI_REGISTRIES` that was asked answered (match or no match, never an error or
     a timeout), at least one did (OpenAlex for an arXiv DataCite DOI), and no record of
     any source carries the DOI."""
-    doi = normalize_doi(citation.identifiers.doi or "")
+    doi = _versionless(normalize_doi(citation.identifiers.doi or "") or "")
     if not doi:
         return False
     asked = {s: results[s] for s in DOI_REGISTRIES if s in results
@@ -505,6 +514,17 @@ def doi_not_found(citation: Citation, results: Mapping[str, SourceResult]) -> bo
     if "openalex" not in answered and doi.startswith("10.48550/"):
         return False  # arXiv's DataCite DOIs: Crossref never holds them
     return not any(
-        r.record is not None and normalize_doi(r.record.identifiers.doi or "") == doi
+        r.record is not None
+        and _versionless(normalize_doi(r.record.identifiers.doi or "") or "") == doi
         for r in results.values()
     )
+
+
+_ARXIV_DOI_VERSION = re.compile(r"^(10\.48550/arxiv\.[^v]+)v\d+$", re.I)
+
+
+def _versionless(doi: str) -> str:
+    """An arXiv DataCite DOI without a version suffix ("10.48550/arXiv.2602.12233v1" is
+    cited for "10.48550/arXiv.2602.12233"); other DOIs as they are."""
+    match = _ARXIV_DOI_VERSION.match(doi)
+    return match.group(1) if match else doi
