@@ -73,3 +73,46 @@ def test_google_books_lists_each_isbn_once() -> None:
     pairs = [(i["type"], i["identifier"]) for i in identifiers]
     assert len(pairs) == len(set(pairs)) == 2
     assert {t for t, _ in pairs} == {"ISBN_13", "ISBN_10"}
+
+
+NOTICE_LINE = {
+    "id": "noticed", "type": "article", "title": "Sleep and memory in adolescents",
+    "authors": [{"family": "Okafor", "given": "Chidi"}], "year": 2018,
+    "container": "Journal of Sleep Research", "doi": "10.1111/jsr.12345", "pmid": "29000001",
+    "notices": [{"type": "correction", "doi": "10.1111/jsr.12999", "year": 2019},
+                {"type": "expression_of_concern", "year": 2020}],
+    "sources": {"crossref": {}, "pubmed": {}}}
+
+
+@pytest.mark.asyncio
+async def test_corrections_and_expressions_of_concern_reach_the_adapters() -> None:
+    from world_helpers import records_of
+
+    from adapters.base import Identity
+    from adapters.crossref import CrossrefAdapter
+    from adapters.pubmed import PubMedAdapter
+    from verifier.citations.models import Citation, Identifiers
+    from verifier.http.transport import AiohttpTransport
+    from verifier.world import serve_world
+
+    corpus = Corpus.from_lines([json.dumps(NOTICE_LINE)])
+    doi = Citation(identifiers=Identifiers(doi="10.1111/jsr.12345"))
+    pmid = Citation(identifiers=Identifiers(pmid="29000001"))
+    async with serve_world(corpus, enforce_limits=False) as world, \
+            AiohttpTransport("citation-verifier/test") as transport:
+        crossref = await records_of(CrossrefAdapter(), transport, world.base_urls["crossref"],
+                                    CrossrefAdapter().lookup_request(doi, Identity()))
+        pubmed = await records_of(PubMedAdapter(), transport, world.base_urls["pubmed"],
+                                  PubMedAdapter().lookup_request(pmid, Identity()))
+    for records in (crossref, pubmed):
+        assert len(records) == 1
+        assert set(records[0].notices) == {"correction", "expression_of_concern"}
+        assert not records[0].retracted
+
+
+def test_a_notice_of_an_unknown_kind_is_a_corpus_error() -> None:
+    from verifier.world import CorpusError
+
+    bad = {**NOTICE_LINE, "notices": [{"type": "praise"}]}
+    with pytest.raises(CorpusError, match="notice"):
+        Corpus.from_lines([json.dumps(bad)])

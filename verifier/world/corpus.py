@@ -42,7 +42,7 @@ _KNOWN_WORK_KEYS = frozenset(
     {
         "id", "type", "title", "subtitle", "authors", "year", "container", "editors",
         "volume", "issue", "pages", "publisher", "doi", "isbn", "issn", "retracted",
-        "retraction", "doi_agency", "sources",
+        "retraction", "doi_agency", "sources", "notices",
     }
 )
 _KNOWN_OPTIONS = frozenset(
@@ -119,6 +119,22 @@ class Retraction:
     source: str = "publisher"
 
 
+NOTICE_KINDS = frozenset({"correction", "expression_of_concern"})
+"""Update notices besides a retraction (which keeps its own ``retracted``/``retraction``
+keys): an erratum or corrigendum, and an expression of concern."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """An update notice on a work other than a retraction (``notices`` in the corpus)."""
+
+    kind: str
+    """One of :data:`NOTICE_KINDS`."""
+    doi: str | None = None
+    year: int | None = None
+    source: str = "publisher"
+
+
 @dataclass(frozen=True, slots=True)
 class Work:
     """One work as it really is (the ground truth the sources render)."""
@@ -142,6 +158,8 @@ class Work:
     retraction: Retraction | None = None
     doi_agency: str | None = None
     """Registration agency of the DOI; default ``crossref`` when Crossref holds the work."""
+    notices: tuple[Notice, ...] = ()
+    """Corrections and expressions of concern on the work, in the corpus's order."""
     sources: Mapping[str, Rendering] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Top-level keys this world does not know (kept for later worlds)."""
@@ -587,6 +605,18 @@ def parse_work(line: str, *, line_number: int, origin: str = "<corpus>") -> Work
             source=at.text(raw_retraction, "source") or "publisher",
         )
 
+    notices: list[Notice] = []
+    raw_notices = obj.get("notices") or []
+    if not isinstance(raw_notices, list):
+        raise at.fail(f"field 'notices' must be a list, got {raw_notices!r}")
+    for raw in raw_notices:
+        if not isinstance(raw, dict) or raw.get("type") not in NOTICE_KINDS:
+            raise at.fail(f"a notice must be an object with 'type' one of "
+                          f"{sorted(NOTICE_KINDS)}, got {raw!r}")
+        notices.append(Notice(kind=str(raw["type"]), doi=at.text(raw, "doi"),
+                              year=at.integer(raw, "year"),
+                              source=at.text(raw, "source") or "publisher"))
+
     raw_sources = obj.get("sources") or {}
     if not isinstance(raw_sources, dict):
         raise at.fail(f"field 'sources' must be an object, got {raw_sources!r}")
@@ -615,6 +645,7 @@ def parse_work(line: str, *, line_number: int, origin: str = "<corpus>") -> Work
         retracted=at.boolean(obj, "retracted"),
         retraction=retraction,
         doi_agency=at.text(obj, "doi_agency"),
+        notices=tuple(notices),
         sources=sources,
         extra={k: v for k, v in obj.items() if k not in _KNOWN_WORK_KEYS},
         line=line_number,
