@@ -116,3 +116,48 @@ def test_a_notice_of_an_unknown_kind_is_a_corpus_error() -> None:
     bad = {**NOTICE_LINE, "notices": [{"type": "praise"}]}
     with pytest.raises(CorpusError, match="notice"):
         Corpus.from_lines([json.dumps(bad)])
+
+
+DISAGREEING = {
+    "id": "quirky", "type": "article", "title": "Ties that bind in small firms",
+    "authors": [{"family": "Okafor", "given": "Chidi"}], "year": 2018,
+    "container": "American Journal of Sociology", "volume": "78", "issue": "6",
+    "pages": "1360-1380", "doi": "10.1086/999999",
+    "sources": {"crossref": {"pages_style": "abbreviated", "issue_style": "prefixed"},
+                "openalex": {"omit": ["container", "issue"], "pages_style": "first"},
+                "semanticscholar": {"issue_style": "in_volume"}}}
+
+
+@pytest.mark.asyncio
+async def test_sources_can_disagree_as_real_ones_do() -> None:
+    from world_helpers import records_of
+
+    from adapters.base import Identity
+    from adapters.crossref import CrossrefAdapter
+    from adapters.openalex import OpenAlexAdapter
+    from verifier.citations.models import Citation, Identifiers
+    from verifier.http.transport import AiohttpTransport
+    from verifier.world import serve_world
+
+    corpus = Corpus.from_lines([json.dumps(DISAGREEING)])
+    doi = Citation(identifiers=Identifiers(doi="10.1086/999999"))
+    async with serve_world(corpus, enforce_limits=False) as world, \
+            AiohttpTransport("citation-verifier/test") as transport:
+        crossref = (await records_of(CrossrefAdapter(), transport, world.base_urls["crossref"],
+                                     CrossrefAdapter().lookup_request(doi, Identity())))[0]
+        openalex = (await records_of(OpenAlexAdapter(), transport, world.base_urls["openalex"],
+                                     OpenAlexAdapter().lookup_request(doi, Identity())))[0]
+    assert (crossref.container, crossref.pages, crossref.issue) == (
+        "American Journal of Sociology", "1360-80", "no. 6")
+    assert (openalex.container, openalex.issue, openalex.pages) == ("", "", "1360")
+    assert openalex.volume == crossref.volume == "78"
+    semantic = next(r for r in corpus.source("semanticscholar").records)
+    assert (semantic.work.volume, semantic.work.issue) == ("78(6)", None)
+
+
+def test_an_unknown_field_to_omit_is_a_corpus_error() -> None:
+    from verifier.world import CorpusError
+
+    bad = {**DISAGREEING, "sources": {"openalex": {"omit": ["title"]}}}
+    with pytest.raises(CorpusError, match="omit"):
+        Corpus.from_lines([json.dumps(bad)])
