@@ -174,3 +174,15 @@ def test_a_short_main_title_without_the_year_or_publisher_agreeing_is_not_a_matc
     assert not score_record(citation, record).is_match
     citation, record = _book("Distinction and power: Essays")
     assert not score_record(citation, record).is_match
+
+
+def test_a_catalogue_record_keeping_one_author_matches_whatever_the_cited_order() -> None:
+    # Google Books shows only "Anderson"; the citation lists Gentile, Anderson, Buckley.
+    citation = cite(person("Gentile", "D. A."), person("Anderson", "C. A."),
+                    person("Buckley", "K. E."))
+    catalogue = WorkRecord(source="googlebooks", source_id="g", url="", title=TITLE,
+                           authors=(person("Anderson", "Craig A."),), year=2015)
+    journal = WorkRecord(source="crossref", source_id="c", url="", title=TITLE,
+                         authors=(person("Anderson", "Craig A."),), year=2015)
+    assert score_record(citation, catalogue).is_match
+    assert not score_record(citation, journal).is_match

@@ -271,8 +271,15 @@ def _count_shared(
     return shared, first_paired
 
 
+CATALOGUE_SOURCES = frozenset({"openlibrary", "googlebooks"})
+"""Sources whose records often keep only the first author(s), in whatever order the
+catalogue chose: their short lists are taken as truncated whoever the citation names
+first."""
+
+
 def _overlap(
-    cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH
+    cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH,
+    catalogue: bool = False,
 ) -> tuple[float, int]:
     """(share of cited authors found, number found). The share is taken over the shorter
     of the two lists when the cited first author is found: a record that lists fewer
@@ -280,13 +287,14 @@ def _overlap(
     is not held to names it does not show. When the cited first author is not in the
     record, the share is over the cited names: a real author at the end of an invented
     list ("one real co-author added to a fabricated list") is one name in several, not a
-    truncated record."""
+    truncated record — unless the record is a ``catalogue``'s (:data:`CATALOGUE_SOURCES`),
+    whose short lists are truncated whatever the citation's order."""
     cited = [a for a in cited if a.family or a.literal]
     found = [a for a in found if a.family or a.literal]
     if not cited or not found:
         return 0.0, 0
     shared, first_paired = _count_shared(cited, found, slip_min)
-    over = min(len(cited), len(found)) if first_paired else len(cited)
+    over = min(len(cited), len(found)) if first_paired or catalogue else len(cited)
     return min(1.0, shared / over), shared
 
 
@@ -319,8 +327,9 @@ def _is_person(author: Author) -> bool:
 def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tuple[float, bool]:
     """(authors score, authors_match) under the rules of :func:`score_record`."""
     cited, found = citation.authors, record.authors
+    catalogue = record.source in CATALOGUE_SOURCES
     if any(_is_person(a) for a in cited):
-        share, shared = _overlap(cited, found)
+        share, shared = _overlap(cited, found, catalogue=catalogue)
         return share, shared >= 1 and share >= AUTHOR_THRESHOLD
     # No person cited: nobody at all, or organisations only.
     if cited and found:
@@ -557,7 +566,8 @@ def _short_slip(
     cited = [a for a in citation.authors if a.family]
     if not cited or not record.authors:
         return authors, False
-    share, shared = _overlap(citation.authors, record.authors, SHORT_SLIP_MIN_LENGTH)
+    share, shared = _overlap(citation.authors, record.authors, SHORT_SLIP_MIN_LENGTH,
+                             catalogue=record.source in CATALOGUE_SOURCES)
     if shared >= 1 and share >= AUTHOR_THRESHOLD:
         return share, True
     return authors, False
