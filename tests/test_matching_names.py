@@ -186,3 +186,11 @@ def test_a_catalogue_record_keeping_one_author_matches_whatever_the_cited_order(
                          authors=(person("Anderson", "Craig A."),), year=2015)
     assert score_record(citation, catalogue).is_match
     assert not score_record(citation, journal).is_match
+
+
+def test_decoy_a_real_author_last_in_an_invented_list_fails_on_a_catalogue_too() -> None:
+    citation = cite(person("Okafor", "C."), person("Lindqvist", "P."), person("Ferreira", "T."),
+                    person("Anderson", "C. A."))
+    catalogue = WorkRecord(source="googlebooks", source_id="g", url="", title=TITLE,
+                           authors=(person("Anderson", "Craig A."),), year=2015)
+    assert not score_record(citation, catalogue).is_match

@@ -272,9 +272,9 @@ def _count_shared(
 
 
 CATALOGUE_SOURCES = frozenset({"openlibrary", "googlebooks"})
-"""Sources whose records often keep only the first author(s), in whatever order the
-catalogue chose: their short lists are taken as truncated whoever the citation names
-first."""
+"""Sources whose records often keep only the first author(s): their short lists are
+taken as truncated when the citation names those authors near its start (see
+:func:`_overlap`)."""
 
 
 def _overlap(
@@ -287,14 +287,19 @@ def _overlap(
     is not held to names it does not show. When the cited first author is not in the
     record, the share is over the cited names: a real author at the end of an invented
     list ("one real co-author added to a fabricated list") is one name in several, not a
-    truncated record — unless the record is a ``catalogue``'s (:data:`CATALOGUE_SOURCES`),
-    whose short lists are truncated whatever the citation's order."""
+    truncated record — unless the record is a ``catalogue``'s (:data:`CATALOGUE_SOURCES`)
+    and the names it shows are all among the first ``len(found) + 1`` cited (the first two
+    authors cited in the other order: a catalogue keeping "Anderson" for "Gentile,
+    Anderson, Buckley"; not a real name at the end of an invented list)."""
     cited = [a for a in cited if a.family or a.literal]
     found = [a for a in found if a.family or a.literal]
     if not cited or not found:
         return 0.0, 0
     shared, first_paired = _count_shared(cited, found, slip_min)
-    over = min(len(cited), len(found)) if first_paired or catalogue else len(cited)
+    truncated = first_paired or (
+        catalogue and _count_shared(cited[: len(found) + 1], found, slip_min)[0] == shared
+    )
+    over = min(len(cited), len(found)) if truncated else len(cited)
     return min(1.0, shared / over), shared
 
 
