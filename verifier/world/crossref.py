@@ -257,14 +257,14 @@ def work_json(record: RenderedWork, *, score: float) -> dict[str, Any]:
                         "timestamp": 0},
         })
         out["updated-by"] = [update]
-    for notice in work.notices:
+    for other in work.notices:
         # As Crossref records them: one updated-by entry per notice, typed.
-        when = notice.year or record.year
-        entry: dict[str, Any] = {"DOI": notice.doi} if notice.doi else {}
+        when = other.year or record.year
+        entry: dict[str, Any] = {"DOI": other.doi} if other.doi else {}
         entry.update({
-            "type": notice.kind,
-            "label": _NOTICE_LABELS[notice.kind],
-            "source": notice.source,
+            "type": other.kind,
+            "label": _NOTICE_LABELS[other.kind],
+            "source": other.source,
             "updated": {"date-parts": [[when, 1, 1]], "date-time": f"{when}-01-01T00:00:00Z",
                         "timestamp": 0},
         })
