@@ -22,10 +22,11 @@ BibTeX fields (``bibtex_citation``), never its label.
 - which sources hold a work: Semantic Scholar and OpenAlex all of them (ML venues are in
   both); Crossref those with a DOI other than arXiv's DataCite 10.48550 (Crossref holds
   only DOIs it registered); arXiv those with an arXiv DOI or an arXiv/CoRR venue;
-- how they name the venue: Crossref and OpenAlex use the venue's official long name
-  where the alias table knows it (``verifier.citations.venues.VENUE_ALIASES``; "CVPR" is
-  shown as "IEEE/CVF Conference on Computer Vision and Pattern Recognition"), as the real
-  databases do; Semantic Scholar the acronym as cited.
+- how they name the venue: every source shows the venue's official long name where the
+  alias table knows it (``verifier.citations.venues.VENUE_ALIASES``; "CVPR" is shown as
+  "IEEE/CVF Conference on Computer Vision and Pattern Recognition"), else the venue as
+  the VALID entry cites it; arXiv shows none. (The world has one container per work, so
+  the sources do not disagree about venues here, as real ones do.)
 
 The alias table and the world's venue rendering come from one table, so the venue
 figures measure the engine given a complete alias table, not the table's coverage of real
