@@ -64,6 +64,38 @@ def table(
     return result
 
 
+def ceiling(
+    labelled: Iterable[tuple[str, str, bool]], holders: Mapping[str, int], *, needed: int = 2
+) -> dict[str, float]:
+    """The coverage ceiling per type and "all": the share of citations the two-source rule
+    could get right given which databases hold each work. ``labelled`` gives (id, type,
+    fabricated); ``holders`` the number of sources holding each real citation's work (a
+    real citation absent from it is held by none). A fabricated citation can always be
+    right (caught); a real one only when at least ``needed`` sources hold its work."""
+    counts: dict[str, Counter[str]] = {t: Counter() for t in TYPES}
+    for cid, kind, fabricated in labelled:
+        possible = fabricated or holders.get(cid, 0) >= needed
+        for key in (kind, "all"):
+            counts[key]["n"] += 1
+            counts[key]["possible"] += possible
+    return {kind: _ratio(c["possible"], c["n"]) for kind, c in counts.items()}
+
+
+def with_ceiling(rows: Mapping[str, Mapping[str, float | int]], ceilings: Mapping[str, float]
+                 ) -> dict[str, dict[str, float | int]]:
+    """``rows`` (a :func:`table`) with ``ceiling`` and ``accuracy_over_ceiling`` per type."""
+    out: dict[str, dict[str, float | int]] = {}
+    for kind, row in rows.items():
+        cap = ceilings.get(kind, 0.0)
+        out[kind] = {**row, "ceiling": cap,
+                     "accuracy_over_ceiling": _ratio_f(float(row["accuracy"]), cap)}
+    return out
+
+
+def _ratio_f(part: float, whole: float) -> float:
+    return part / whole if whole else 0.0
+
+
 def _ratio(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 

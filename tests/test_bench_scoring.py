@@ -65,3 +65,17 @@ def test_markdown_table_has_every_type_row() -> None:
     text = markdown_table(table(OUTCOMES), table(OUTCOMES, accept_unconfirmed=True))
     assert text.count("\n") == 6
     assert "| Articles | 4 | 2 | 50.0% | 50.0% | 50.0% | 75.0% |" in text
+
+
+def test_the_ceiling_counts_fabricated_as_catchable_and_real_only_when_two_sources_hold_it(
+) -> None:
+    from scoring import ceiling, with_ceiling
+    labelled = [("a", "article", False), ("b", "article", False), ("c", "article", True),
+                ("d", "book", False)]
+    caps = ceiling(labelled, {"a": 2, "b": 1, "d": 3})
+    assert caps["article"] == 2 / 3
+    assert caps["book"] == 1.0
+    assert caps["all"] == 3 / 4
+    rows = with_ceiling({"all": {"accuracy": 0.6}}, {"all": 0.75})
+    assert rows["all"]["ceiling"] == 0.75
+    assert abs(float(rows["all"]["accuracy_over_ceiling"]) - 0.8) < 1e-9

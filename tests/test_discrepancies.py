@@ -462,14 +462,23 @@ def test_fields_the_citation_or_every_record_leaves_out_are_not_compared() -> No
 
 
 def test_sources_that_disagree_the_majority_is_reported_with_its_sources() -> None:
-    cited = replace(ARTICLE, year=1972)
+    cited = replace(ARTICLE, year=1971)
     found = _check(
         cited,
         _like(cited, "semanticscholar", year=1972),
         _like(cited, "openalex", year=1973),
         _like(cited, "crossref", year=1973),
     )
-    assert found == (Discrepancy("year", "1972", "1973", ("crossref", "openalex")),)
+    assert found == (Discrepancy("year", "1971", "1973", ("crossref", "openalex")),)
+    # One agreeing source supports the cited value (the arXiv version's year, say):
+    # no discrepancy, even against the majority.
+    cited = replace(ARTICLE, year=1972)
+    assert _check(
+        cited,
+        _like(cited, "semanticscholar", year=1972),
+        _like(cited, "openalex", year=1973),
+        _like(cited, "crossref", year=1973),
+    ) == ()
     # The cited value is the majority's: no discrepancy even though one source differs.
     assert (
         _check(

@@ -495,3 +495,38 @@ def test_unknown_format_name_exits_2_naming_it(
     assert main(["check", str(bib), "--format", "endnote", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "'endnote'" in err and "bibtex" in err
+
+
+def test_et_al_and_html_entities_are_handled_in_every_structured_format() -> None:
+    from verifier.citations.inputs.bibtex import bibtex_citation
+    from verifier.citations.inputs.csl import csl_citation
+    from verifier.citations.inputs.ris import ris_citation
+
+    citations = [
+        bibtex_citation("article", {"title": "Don&apos;t stop &amp; go",
+                                    "author": "Lee, Yoonwoo and B&apos;Cee, A. and et al.",
+                                    "journal": "A &amp; B", "year": "2020"}),
+        csl_citation({"title": "Don&apos;t stop &amp; go", "type": "article-journal",
+                      "author": [{"family": "Lee", "given": "Yoonwoo"},
+                                 {"family": "B&apos;Cee", "given": "A."},
+                                 {"literal": "et al."}],
+                      "container-title": "A &amp; B"}),
+        ris_citation({"type_of_reference": "JOUR", "title": "Don&apos;t stop &amp; go",
+                      "authors": ["Lee, Yoonwoo", "B&apos;Cee, A.", "et al."],
+                      "secondary_title": "A &amp; B", "year": "2020"}),
+    ]
+    for citation in citations:
+        assert citation.title == "Don't stop & go"
+        assert citation.container == "A & B"
+        assert [a.family for a in citation.authors] == ["Lee", "B'Cee"]
+        assert citation.et_al
+
+
+def test_html_entities_in_plain_text_are_resolved_before_parsing() -> None:
+    from verifier.citations.checker import citation_of_text
+
+    citation = citation_of_text(
+        "Lee, Y., &amp; Kang, J. (2020). Don&apos;t stop &amp; go. Journal of A &amp; B, "
+        "3(2), 1-9.")
+    assert citation.title == "Don't stop & go"
+    assert [a.family for a in citation.authors] == ["Lee", "Kang"]

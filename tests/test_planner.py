@@ -116,3 +116,30 @@ def test_the_fallback_names_the_sources_the_plan_skipped_for_a_second_witness() 
     assert not searched & set(fallback)
     book = Citation(title="The science of justice", authors=SMITH, type=WorkType.BOOK)
     assert [s.source for s in plan_sources(book, ALL).fallback] == ["semanticscholar"]
+
+
+def test_the_fallback_asks_arxiv_by_title_for_an_article_in_arxivs_fields() -> None:
+    from verifier.citations.models import Citation, WorkType
+    from verifier.citations.planner import plan_sources
+    from verifier.settings import SOURCE_NAMES
+
+    physics = Citation(title="Quantum error correction with surface codes",
+                       container="Physical Review A", type=WorkType.ARTICLE)
+    history = Citation(title="The Boer War and the making of South Africa",
+                       container="Journal of Southern African Studies", type=WorkType.ARTICLE)
+    fallback = [s.source for s in plan_sources(physics, SOURCE_NAMES).fallback]
+    assert fallback[-1] == "arxiv"
+    assert "arxiv" not in [s.source for s in plan_sources(history, SOURCE_NAMES).fallback]
+    assert "arxiv" in plan_sources(history, SOURCE_NAMES).not_applicable
+
+
+def test_the_fallback_asks_google_books_for_theses_and_reports() -> None:
+    from verifier.citations.models import Citation, WorkType
+    from verifier.citations.planner import plan_sources
+    from verifier.settings import SOURCE_NAMES
+
+    for kind in (WorkType.THESIS, WorkType.REPORT):
+        plan = plan_sources(Citation(title="Water rights in the Sahel", type=kind),
+                            SOURCE_NAMES)
+        asked = [s.source for s in (*plan.steps, *plan.fallback)]
+        assert "googlebooks" in asked

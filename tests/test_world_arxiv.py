@@ -280,7 +280,7 @@ async def test_entries_render_the_corpus_work() -> None:
         adam = (await c.query(id_list="1412.6980")).entries[0]
         strings = (await c.query(search_query="ti:dualities")).entries[0]
     assert vaswani.findtext(f"{AX}journal_ref") == (
-        "Advances in Neural Information Processing Systems 30, 5998-6008 (2017)")
+        "Advances in Neural Information Processing Systems 30, 5998-6008")  # as stored
     assert vaswani.findtext(f"{AX}comment") == "15 pages, 5 figures"
     primary = vaswani.find(f"{AX}primary_category")
     assert primary is not None and primary.get("term") == "cs.CL"

@@ -297,7 +297,7 @@ async def records(request: HttpRequest | None, base: str) -> list[WorkRecord]:
 
 @pytest.mark.asyncio
 async def test_the_adapter_finds_works_by_title_doi_arxiv_and_pmid() -> None:
-    keyed = Identity(api_key="s2-key")
+    keyed = Identity(api_key="s2key" * 8)  # the shape of a real key
     async with serve() as base:
         [by_title] = await records(S2.search_request(Citation(
             title="Deep learning for cats - a survey"), keyed), base)
@@ -335,7 +335,7 @@ async def test_through_the_world_excess_gets_the_gateways_429() -> None:
         world, c = served.world, served.at("semanticscholar")
         first = await c.get(f"/paper/{HEX}")
         second = await c.get(f"/paper/{HEX}")
-        keyed = await c.get(f"/paper/{HEX}", headers={"x-api-key": "k"})
+        keyed = await c.get(f"/paper/{HEX}", headers={"x-api-key": "k" * 40})
     assert (first.status, second.status, keyed.status) == (200, 429, 200)
     assert second.json()["code"] == "429" and "Retry-After" not in second.headers
     assert [(e.endpoint, e.pool) for e in world.requests_for("semanticscholar")] == [
@@ -346,3 +346,16 @@ async def test_through_the_world_excess_gets_the_gateways_429() -> None:
 async def test_every_demo_work_is_found_by_the_adapter_from_its_own_metadata() -> None:
     missed = await demo_works_missed(SERVICE, SemanticScholarAdapter())
     assert missed == []
+
+
+@pytest.mark.asyncio
+async def test_a_key_the_gateway_did_not_issue_gets_its_403() -> None:
+    async with connect_world(CORPUS, services={SERVICE.name: SERVICE}) as served:
+        bad = await served.at("semanticscholar").get(f"/paper/{HEX}",
+                                                     headers={"x-api-key": "bench"})
+    async with connect_world(CORPUS, services={SERVICE.name: SERVICE}) as served:
+        good = await served.at("semanticscholar").get(f"/paper/{HEX}",
+                                                      headers={"x-api-key": "A1" * 20})
+    assert bad.status == 403 and bad.json() == {"message": "Forbidden"}
+    assert bad.headers["x-amzn-ErrorType"] == "ForbiddenException"
+    assert good.status == 200

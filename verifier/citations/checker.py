@@ -10,6 +10,8 @@ holds. Every source failure becomes a value in the report; only bugs propagate.
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
 from contextlib import aclosing
@@ -24,7 +26,13 @@ from verifier.http.deadline import Deadline
 from verifier.options import CheckOptions, ResolvedOptions, Strategy
 
 from .corrections import correction_from_results
-from .discrepancies import discrepancies
+from .discrepancies import (
+    DOI_NOT_FOUND_FLAG,
+    PREPRINT_CITED_AS_PUBLISHED_FLAG,
+    discrepancies,
+    doi_not_found,
+    preprint_cited_as_published,
+)
 from .models import (
     INPUT_ERROR_FLAG,
     BookCheck,
@@ -134,7 +142,7 @@ class CitationChecker:
         # The deadline's clock stops while the citation only queues for our own rate
         # limits: a long queue (a large --concurrency) never makes it inconclusive.
         deadline = Deadline(options.deadline_s)
-        citation = item.fields if item.fields is not None else parse_citation(item.text)
+        citation = item.fields if item.fields is not None else citation_of_text(item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
         clients = {n: c for n, c in self._clients.items() if n in options.sources}
@@ -209,6 +217,17 @@ class CitationChecker:
         }
 
 
+_ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.I)
+
+
+def citation_of_text(text: str) -> Citation:
+    """The parsed citation of a free-text reference, HTML entities ("&amp;", "&apos;")
+    resolved first (copied from web pages and exports, they would split words)."""
+    if _ENTITY.search(text):
+        text = html.unescape(text)
+    return parse_citation(text)
+
+
 RETRACTED_FLAG = "retracted"
 """Flag of a report whose work a matching source says is retracted (``retraction`` is
 ``retracted``): the work is real, and must not be cited as sound."""
@@ -239,6 +258,10 @@ def report_from_results(
         found.discard("title_by_other_authors")
         if not citation.authors and not citation.et_al:
             found.add(NO_AUTHORS_FLAG)
+    if agreeing and preprint_cited_as_published(citation, results, agreeing):
+        found.add(PREPRINT_CITED_AS_PUBLISHED_FLAG)
+    if doi_not_found(citation, results):
+        found.add(DOI_NOT_FOUND_FLAG)
     retraction = retraction_status(results, agreeing) if agreeing else Retraction.UNKNOWN
     if retraction is Retraction.RETRACTED:
         found.add(RETRACTED_FLAG)

@@ -44,7 +44,15 @@ from typing import TypeVar
 from verifier.identifiers import find_arxiv, normalize_doi
 
 from .matching import author_overlap
-from .models import Author, Citation, Discrepancy, SourceResult, WorkRecord, WorkType
+from .models import (
+    Author,
+    Citation,
+    Discrepancy,
+    SourceResult,
+    SourceStatus,
+    WorkRecord,
+    WorkType,
+)
 from .normalize import family_variants, normalize_title, strip_markup
 from .venues import containers_agree as containers_agree
 from .verdict import agreeing_records, authority_rank
@@ -377,6 +385,11 @@ def _field_discrepancy(
     if not cited:
         return None
     values = [(s, v) for s, v in ((s, field.found(r).strip()) for s, r in sourced) if v]
+    if field.name == "container":
+        # A preprint server is where a version sits, not a venue that contradicts one.
+        values = [(s, v) for s, v in values if not is_preprint_server(v)]
+    if any(field.same(cited, v) for _, v in values):
+        return None  # an agreeing source supports the cited value
     agreed = consensus(values, field.same)
     if agreed is None or field.same(cited, agreed[0]):
         return None
@@ -396,6 +409,8 @@ def _authors_discrepancy(
     if not _persons(citation.authors):
         return None
     values = [(s, r.authors) for s, r in sourced if _persons(r.authors)]
+    if any(authors_agree(citation.authors, v, citation.et_al) for _, v in values):
+        return None  # an agreeing source supports the cited list
     agreed = consensus(values, _same_list_or_truncated, fullness=len)
     if agreed is None or authors_agree(citation.authors, agreed[0], citation.et_al):
         return None
@@ -433,3 +448,83 @@ def discrepancies(
         if field.name == "title":
             found.append(_authors_discrepancy(citation, sourced))
     return tuple(d for d in found if d is not None)
+
+
+# ---------------------------------------------------------------------------------------
+# Flags about the cited venue and DOI
+
+PREPRINT_SERVERS = re.compile(
+    r"^\s*(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|edarxiv|osf preprints|ssrn|"
+    r"ssrn electronic journal|research square|preprints|preprints org|techrxiv|"
+    r"corr|computing research repository|eartharxiv|authorea)\b",
+    re.I,
+)
+"""Names of preprint servers as databases show them ("arXiv (Cornell University)",
+"ArXiv", "bioRxiv", "SSRN Electronic Journal", "CoRR")."""
+
+PREPRINT_CITED_AS_PUBLISHED_FLAG = "preprint_cited_as_published"
+DOI_NOT_FOUND_FLAG = "doi_not_found"
+DOI_REGISTRIES: tuple[str, ...] = ("crossref", "openalex")
+"""Sources that register DOIs (Crossref's and DataCite's, via OpenAlex): a cited DOI
+none of them resolves resolves nowhere."""
+
+
+def is_preprint_server(name: str) -> bool:
+    """The container names a preprint server, not a journal or conference."""
+    return bool(PREPRINT_SERVERS.match(normalize_title(name)))
+
+
+def preprint_cited_as_published(
+    citation: Citation, results: Mapping[str, SourceResult], agreeing: tuple[str, ...]
+) -> bool:
+    """The citation names a journal or conference (not a preprint server) while every
+    agreeing record is a preprint (type preprint, or a preprint server as container)."""
+    if not citation.container or is_preprint_server(citation.container):
+        return False
+    records = [r for _, r in agreeing_records(results, agreeing)]
+    return bool(records) and all(_is_preprint_record(r) for r in records)
+
+
+def _is_preprint_record(record: WorkRecord) -> bool:
+    """A record of a preprint: typed so, or with a preprint server as venue, or with no
+    venue at all and an arXiv id or arXiv DOI (how the databases show an arXiv-only
+    paper)."""
+    if record.type is WorkType.PREPRINT:
+        return True
+    if record.container:
+        return is_preprint_server(record.container)
+    doi = record.identifiers.doi or ""
+    return bool(record.identifiers.arxiv) or doi.lower().startswith("10.48550/")
+
+
+def doi_not_found(citation: Citation, results: Mapping[str, SourceResult]) -> bool:
+    """The cited DOI resolves in none of the DOI registries: each of
+    :data:`DOI_REGISTRIES` that was asked answered (match or no match, never an error or
+    a timeout), at least one did (OpenAlex for an arXiv DataCite DOI), and no record of
+    any source carries the DOI."""
+    doi = _versionless(normalize_doi(citation.identifiers.doi or "") or "")
+    if not doi:
+        return False
+    asked = {s: results[s] for s in DOI_REGISTRIES if s in results
+             and results[s].status not in (SourceStatus.SKIPPED, SourceStatus.NOT_APPLICABLE)}
+    answered = {s for s, r in asked.items()
+                if r.status in (SourceStatus.MATCH, SourceStatus.NO_MATCH)}
+    if not answered or answered != set(asked):
+        return False
+    if "openalex" not in answered and doi.startswith("10.48550/"):
+        return False  # arXiv's DataCite DOIs: Crossref never holds them
+    return not any(
+        r.record is not None
+        and _versionless(normalize_doi(r.record.identifiers.doi or "") or "") == doi
+        for r in results.values()
+    )
+
+
+_ARXIV_DOI_VERSION = re.compile(r"^(10\.48550/arxiv\.[^v]+)v\d+$", re.I)
+
+
+def _versionless(doi: str) -> str:
+    """An arXiv DataCite DOI without a version suffix ("10.48550/arXiv.2602.12233v1" is
+    cited for "10.48550/arXiv.2602.12233"); other DOIs as they are."""
+    match = _ARXIV_DOI_VERSION.match(doi)
+    return match.group(1) if match else doi

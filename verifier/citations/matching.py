@@ -23,10 +23,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from .models import Author, Citation, MatchScores, WorkRecord, WorkType
-from .normalize import family_key, family_variants, initials, normalize_title, split_title
+from .normalize import (
+    family_key,
+    family_variants,
+    initials,
+    normalize_title,
+    split_title,
+    transliteration_key,
+)
 from .venues import containers_agree
 
 TITLE_THRESHOLD = 0.90
@@ -173,20 +180,44 @@ def _initials_agree(a: str, b: str) -> bool:
 _FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
 
 SLIP_MIN_LENGTH = 6
-"""Family names this long may differ by one typing slip ("Granoveter" = "Granovetter");
-shorter ones may not, as "Li" and "Lu" are different people."""
+"""Family names this long may differ by one typing slip ("Granoveter" = "Granovetter",
+"Jonhson" = "Johnson": a transposition of neighbours is one slip) on any matching
+title; shorter ones only on a backed exact title (:data:`SHORT_SLIP_MIN_LENGTH`), as
+"Li" and "Lu" are different people."""
+
+SHORT_SLIP_MIN_LENGTH = 3
+"""Family names of this many letters up to ``SLIP_MIN_LENGTH - 1`` ("Smtih", "Bakr")
+may differ by one slip only when the title is all but identical (at least
+:data:`STANDALONE_TITLE`) and the year (within one) or the container backs the record
+(:func:`_short_slip_backed`); two-letter names never."""
 
 
-def _one_slip_apart(a: str, b: str) -> bool:
-    if min(len(a), len(b)) < SLIP_MIN_LENGTH or a[0] != b[0]:
+def _one_slip_apart(a: str, b: str, min_length: int = SLIP_MIN_LENGTH) -> bool:
+    """One insertion, deletion, substitution or transposition of neighbours apart
+    (optimal string alignment), both at least ``min_length`` long, starting alike (the
+    first letter, or the first two letters swapped)."""
+    if min(len(a), len(b)) < min_length or a == b:
         return False
-    return Levenshtein.distance(a, b, score_cutoff=1) <= 1
+    if a[0] != b[0]:
+        return a[:2] == b[1::-1] and a[2:] == b[2:]
+    return OSA.distance(a, b, score_cutoff=1) <= 1
 
 
-def _compatible(cited: _Name, found: _Name) -> bool:
+def _transliterations_agree(a: str, b: str) -> bool:
+    """The two family keys are one name in two transliteration systems (see
+    :func:`~verifier.citations.normalize.transliteration_key`)."""
+    ta = transliteration_key(a)
+    return bool(ta) and ta == transliteration_key(b)
+
+
+def _compatible(cited: _Name, found: _Name, slip_min: int = SLIP_MIN_LENGTH) -> bool:
     if cited.organisation and found.organisation:
         return _organisations_agree(cited.organisation, found.organisation)
-    if cited.variants & found.variants or _one_slip_apart(cited.key, found.key):
+    if (
+        cited.variants & found.variants
+        or _one_slip_apart(cited.key, found.key, slip_min)
+        or _transliterations_agree(cited.key, found.key)
+    ):
         return _initials_agree(cited.initials, found.initials)
     # Family and given swapped ("Zhang, J." vs given "Zhang", family "Jun").
     swapped = cited.variants & found.given_keys
@@ -195,9 +226,13 @@ def _compatible(cited: _Name, found: _Name) -> bool:
     )
 
 
-def _count_shared(cited: Sequence[Author], found: Sequence[Author]) -> int:
-    """How many cited authors pair with distinct record authors (one-to-one, greedy:
-    full-key pairs first so "Kim, Y." is not used up by a looser pairing)."""
+def _count_shared(
+    cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH
+) -> tuple[int, bool]:
+    """(how many cited authors pair with distinct record authors, whether the first
+    cited author is one of them). One-to-one, greedy: full-key pairs first so "Kim, Y."
+    is not used up by a looser pairing. Family names of at least ``slip_min`` letters
+    may differ by one slip."""
     cited_names = [_name(a) for a in cited]
     found_names = [_name(a) for a in found]
     used: set[int] = set()
@@ -219,31 +254,53 @@ def _count_shared(cited: Sequence[Author], found: Sequence[Author]) -> int:
         else:
             used.add(exact)
     shared = len(cited_names) - len(unmatched)
+    first_paired = not unmatched or unmatched[0] is not cited_names[0]
     for name in unmatched:
         loose = next(
             (
                 i
                 for i, other in enumerate(found_names)
-                if i not in used and _compatible(name, other)
+                if i not in used and _compatible(name, other, slip_min)
             ),
             None,
         )
         if loose is not None:
             used.add(loose)
             shared += 1
-    return shared
+            first_paired = first_paired or name is cited_names[0]
+    return shared, first_paired
 
 
-def _overlap(cited: Sequence[Author], found: Sequence[Author]) -> tuple[float, int]:
+CATALOGUE_SOURCES = frozenset({"openlibrary", "googlebooks"})
+"""Sources whose records often keep only the first author(s): their short lists are
+taken as truncated when the citation names those authors near its start (see
+:func:`_overlap`)."""
+
+
+def _overlap(
+    cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH,
+    catalogue: bool = False,
+) -> tuple[float, int]:
     """(share of cited authors found, number found). The share is taken over the shorter
-    of the two lists: a record that lists fewer authors than the citation (Open Library
-    and Google Books often keep only the first) is not held to names it does not show."""
+    of the two lists when the cited first author is found: a record that lists fewer
+    authors than the citation (Open Library and Google Books often keep only the first)
+    is not held to names it does not show. When the cited first author is not in the
+    record, the share is over the cited names: a real author at the end of an invented
+    list ("one real co-author added to a fabricated list") is one name in several, not a
+    truncated record — unless the record is a ``catalogue``'s (:data:`CATALOGUE_SOURCES`)
+    and the names it shows are all among the first ``len(found) + 1`` cited (the first two
+    authors cited in the other order: a catalogue keeping "Anderson" for "Gentile,
+    Anderson, Buckley"; not a real name at the end of an invented list)."""
     cited = [a for a in cited if a.family or a.literal]
     found = [a for a in found if a.family or a.literal]
     if not cited or not found:
         return 0.0, 0
-    shared = _count_shared(cited, found)
-    return min(1.0, shared / min(len(cited), len(found))), shared
+    shared, first_paired = _count_shared(cited, found, slip_min)
+    truncated = first_paired or (
+        catalogue and _count_shared(cited[: len(found) + 1], found, slip_min)[0] == shared
+    )
+    over = min(len(cited), len(found)) if truncated else len(cited)
+    return min(1.0, shared / over), shared
 
 
 def author_overlap(cited: Sequence[Author], found: Sequence[Author], et_al: bool) -> float:
@@ -275,8 +332,9 @@ def _is_person(author: Author) -> bool:
 def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tuple[float, bool]:
     """(authors score, authors_match) under the rules of :func:`score_record`."""
     cited, found = citation.authors, record.authors
+    catalogue = record.source in CATALOGUE_SOURCES
     if any(_is_person(a) for a in cited):
-        share, shared = _overlap(cited, found)
+        share, shared = _overlap(cited, found, catalogue=catalogue)
         return share, shared >= 1 and share >= AUTHOR_THRESHOLD
     # No person cited: nobody at all, or organisations only.
     if cited and found:
@@ -285,12 +343,42 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
             return share, True
     if not found:
         return 1.0, True
+    if cited and any(looks_like_a_person(a.literal) for a in cited) and \
+            any(_is_person(a) for a in found):
+        # "Gregory the Great" is a person the parser could not split, not an
+        # organisation: it must pair with a record author like any cited person.
+        return 0.0, False
     if (cited or citation.type is WorkType.WEB) and title >= STANDALONE_TITLE:
         return 1.0, True
     if not cited and not citation.et_al and title >= STANDALONE_TITLE and \
             backs_authorless(citation, record):
         return 1.0, True
     return 0.0, False
+
+
+_ORGANISATION_WORDS = re.compile(
+    r"\b(?:organi[sz]ation|association|institute|institution|department|dept|university|"
+    r"college|school|office|society|council|agency|ministry|commission|bureau|cent(?:er|re)|"
+    r"foundation|group|board|committee|service|services|network|government|nations|bank|"
+    r"fund|corporation|company|inc|ltd|llc|press|academy|administration|authority|team|"
+    r"project|consortium|federation|union|alliance|trust|museum|library|hospital|clinic|"
+    r"research|world|national|international|federal|state|states|european|american|"
+    r"panel|program(?:me)?|initiative|forum|unit|collaboration|investigators)\b",
+    re.I,
+)
+
+
+def looks_like_a_person(literal: str) -> bool:
+    """An unsplit author literal that reads as a personal name: two to four words, none
+    an organisation word (:data:`_ORGANISATION_WORDS`), no digits or "&", not in
+    capitals ("Gregory the Great", "Madonna Louise Ciccone"; not "World Health
+    Organization", "UNESCO", "Wikipedia")."""
+    words = literal.split()
+    if not 2 <= len(words) <= 4 or literal.isupper():
+        return False
+    if any(ch.isdigit() or ch in "&@/" for ch in literal):
+        return False
+    return not _ORGANISATION_WORDS.search(literal)
 
 
 AUTHORLESS_SUPPORT = 2
@@ -334,6 +422,8 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
     authors, authors_match = _authors_verdict(citation, record, title)
     if not authors_match and title >= STANDALONE_TITLE:
         authors, authors_match = _same_family_other_initials(citation, record, authors)
+    if not authors_match and title >= STANDALONE_TITLE and _short_slip_backed(citation, record):
+        authors, authors_match = _short_slip(citation, record, authors)
     title_match = title >= TITLE_THRESHOLD
     needed_support = 0 if title >= STANDALONE_TITLE else 1
     if not title_match and authors_match:
@@ -344,6 +434,11 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
             # authorship agrees as well; the subtitle is then a discrepancy.
             title, title_match = max(title, TITLE_THRESHOLD), True
             needed_support = 1 if shared == "bare" else 2
+        elif _short_main_title_backed(citation, record):
+            # "Distinction" for "Distinction: A Social Critique of the Judgement of
+            # Taste": a short main title stands for the work only when the authors, the
+            # year and the publisher (or container) all agree.
+            title, title_match, needed_support = TITLE_THRESHOLD, True, 0
     if title_match and needed_support and supporting_fields(citation, record) < needed_support:
         # A near title by the same authors may be their other work on the subject: as
         # in Crossref's validated matching, the rest of the reference must back it up.
@@ -386,6 +481,27 @@ def _shared_main_title(cited: str, found: str) -> str | None:
     return "bare" if not found_sub else "other"
 
 
+def _short_main_title_backed(citation: Citation, record: WorkRecord) -> bool:
+    """One side gives only the main title, the other the same main title with a
+    subtitle, and the year (within one) and the venue (publisher or container) agree."""
+    cited_main, cited_sub = split_title(citation.title)
+    found_main, found_sub = split_title(record.title)
+    if bool(cited_sub) == bool(found_sub):
+        return False
+    main = _comparable(cited_main)
+    if not main or main != _comparable(found_main):
+        return False
+    if citation.year is None or record.year is None or abs(citation.year - record.year) > 1:
+        return False
+    cited_venue = citation.publisher or citation.container
+    found_venue = record.publisher or record.container
+    if not cited_venue or not found_venue:
+        return False
+    a, b = normalize_title(cited_venue), normalize_title(found_venue)
+    return bool(a and b) and (a == b or fuzz.token_set_ratio(a, b) >= 90
+                              or containers_agree(cited_venue, found_venue))
+
+
 def supporting_fields(citation: Citation, record: WorkRecord) -> int:
     """How many of the cited year (within one), container or publisher, volume and first
     page the record confirms; fields either side lacks do not count."""
@@ -422,6 +538,41 @@ def _same_family_other_initials(
     bare = [Author(family=a.family) for a in cited]
     found = [Author(family=a.family, literal=a.literal) for a in record.authors]
     share, shared = _overlap(bare, found)
+    if shared == len(cited):
+        return share, True
+    return authors, False
+
+
+def _short_slip_backed(citation: Citation, record: WorkRecord) -> bool:
+    """The record backs a short-name slip: the year within one, or the container (or
+    publisher) agrees, and neither is contradicted."""
+    year = None
+    if citation.year is not None and record.year is not None:
+        year = abs(citation.year - record.year) <= 1
+    venue = None
+    cited_venue = citation.container or citation.publisher
+    found_venue = record.container or record.publisher
+    if cited_venue and found_venue:
+        venue = containers_agree(cited_venue, found_venue) or (
+            fuzz.token_set_ratio(normalize_title(cited_venue), normalize_title(found_venue))
+            >= 90
+        )
+    if year is False or venue is False:
+        return False
+    return bool(year or venue)
+
+
+def _short_slip(
+    citation: Citation, record: WorkRecord, authors: float
+) -> tuple[float, bool]:
+    """Authorship with one slip allowed in family names of
+    :data:`SHORT_SLIP_MIN_LENGTH` letters or more (the caller has checked the exact
+    title and the backing)."""
+    cited = [a for a in citation.authors if a.family]
+    if not cited or not record.authors:
+        return authors, False
+    share, shared = _overlap(citation.authors, record.authors, SHORT_SLIP_MIN_LENGTH,
+                             catalogue=record.source in CATALOGUE_SOURCES)
     if shared >= 1 and share >= AUTHOR_THRESHOLD:
         return share, True
     return authors, False

@@ -166,3 +166,44 @@ def initials(given: str) -> str:
         elif word[0].isalpha():
             letters.append(word[0].lower())
     return "".join(letters)
+
+
+# Transliteration: one name written from another script (or with umlauts spelt out) in
+# several systems. Rules as a table, applied in order to a family key; two keys that
+# reduce to the same form are the same name ("Müller" = "Mueller", "Tchaikovsky" =
+# "Chaikovskii" = "Tschaikowsky", "Dostoevsky" = "Dostoyevsky"). Each rule only merges
+# spellings that the systems really produce for one sound; doubled letters collapse last.
+TRANSLITERATION_RULES: tuple[tuple[str, str], ...] = (
+    (r"(?<=[a-z])(?:skiy|skii|skij|skyi|sky)$", "ski"),  # Russian adjectival endings
+    (r"(?<=[a-z])(?:iy|ii|ij|yj|yi)$", "y"),
+    (r"(?<=[aeo])[iyj]$", "y"),  # Tolstoy / Tolstoi
+    (r"tsch|tch", "ch"),  # German / French / English renderings of ч
+    (r"(?<=[aeiou])[yj](?=[aeiou])", ""),  # Dostoyevsky / Dostoevsky, Tsvetayeva
+    (r"(?<=[a-z])ue", "u"), (r"(?<=[a-z])oe", "o"), (r"(?<=[a-z])ae", "a"),  # ü ö ä spelt out
+    (r"^(?:ye|je)", "e"),  # Yeltsin / Jelzin / Eltsin
+    (r"kh", "h"), (r"ks", "x"), (r"w", "v"), (r"ph", "f"), (r"ou", "u"),
+    (r"(?<=[a-z])(?:ya|ja|ia)$", "a"), (r"(?:yu|ju|iu)", "u"), (r"(?:ya|ja|ia)", "a"),
+    (r"(.)\1+", r"\1"),  # doubled letters: Mohammed / Mohamed
+)
+_TRANSLITERATION = tuple((re.compile(p), r) for p, r in TRANSLITERATION_RULES)
+TRANSLITERATION_MIN_LENGTH = 5
+"""Keys shorter than this are not reduced: short names differ by too little to tell a
+transliteration from another person ("Li" / "Lee")."""
+
+
+@lru_cache(maxsize=65536)
+def transliteration_key(key: str) -> str:
+    """``key`` (a :func:`family_key`) reduced by :data:`TRANSLITERATION_RULES`, so that
+    spellings of one name in different transliteration systems meet; "" for a key
+    shorter than :data:`TRANSLITERATION_MIN_LENGTH` (no reduction is trusted there).
+
+    >>> transliteration_key("mueller") == transliteration_key("muller")
+    True
+    >>> transliteration_key("tchaikovsky") == transliteration_key("chaikovskii")
+    True
+    """
+    if len(key) < TRANSLITERATION_MIN_LENGTH:
+        return ""
+    for pattern, replacement in _TRANSLITERATION:
+        key = pattern.sub(replacement, key)
+    return key

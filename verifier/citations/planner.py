@@ -93,6 +93,18 @@ _OPEN_ACCESS_CONTAINERS = re.compile(
 )
 
 
+_ARXIV_FIELDS = re.compile(
+    r"\b(?:physic\w*|quantum|astro\w*|cosmolog\w*|galax\w*|particle\w*|condensed|"
+    r"mathemat\w*|algebra\w*|topolog\w*|theorem\w*|stochastic|probabilit\w*|statistic\w*|"
+    r"comput\w*|algorithm\w*|neural|learning|machine|artificial intelligence|robot\w*|"
+    r"network\w*|optimi[sz]\w*|graph\w*|inference|bayesian|language model\w*|"
+    r"signal processing|information theory|cryptograph\w*|econometric\w*|"
+    r"ieee|acm|physical review|annals of statistics|neurips|icml|iclr|jmlr)\b",
+    re.I,
+)
+"""Words of arXiv's fields (physics, mathematics, computer science, statistics,
+electrical engineering, quantitative finance and economics) in a title or container."""
+
 _ARTICLE_FALLBACK = ("semanticscholar", "pubmed", "doaj", "openalex", "crossref")
 _BOOK_FALLBACK = ("semanticscholar", "openalex", "crossref", "googlebooks", "openlibrary")
 FALLBACK_ORDER: Mapping[WorkType, tuple[str, ...]] = {
@@ -137,6 +149,31 @@ def is_likely_open_access(citation: Citation) -> bool:
     )
 
 
+def in_arxiv_fields(citation: Citation) -> bool:
+    """The citation's title or container is in arXiv's fields (arXiv is worth asking by
+    title for a second witness)."""
+    return bool(_ARXIV_FIELDS.search(f"{citation.container} {citation.title}"))
+
+
+FALLBACK_EXTRA: tuple[tuple[str, frozenset[WorkType], str], ...] = (
+    # (source, types, condition): sources the fallback adds beyond FALLBACK_ORDER, last in
+    # cost order (arXiv allows one request per three seconds).
+    ("arxiv", frozenset({WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER,
+                         WorkType.CHAPTER, WorkType.REPORT, WorkType.THESIS}), "arxiv_fields"),
+    ("doaj", frozenset({WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER}), "open_access"),
+)
+_CONDITIONS = {"arxiv_fields": in_arxiv_fields, "open_access": is_likely_open_access}
+
+
+def fallback_order(citation: Citation) -> tuple[str, ...]:
+    """Every source worth asking for a second witness: the type's :data:`FALLBACK_ORDER`,
+    then the :data:`FALLBACK_EXTRA` rows whose type and condition hold."""
+    order = list(FALLBACK_ORDER.get(citation.type, _ARTICLE_FALLBACK))
+    order += [source for source, types, condition in FALLBACK_EXTRA
+              if citation.type in types and _CONDITIONS[condition](citation)]
+    return tuple(dict.fromkeys(order))
+
+
 def _has_identifier(citation: Citation, kind: str) -> bool:
     value: object = getattr(citation.identifiers, kind, None)
     return bool(value)
@@ -171,7 +208,7 @@ def plan_sources(citation: Citation, enabled: Collection[str]) -> SourcePlan:
     if citation.title:
         fallback = tuple(
             PlanStep(source, StepKind.SEARCH)
-            for source in FALLBACK_ORDER.get(citation.type, _ARTICLE_FALLBACK)
+            for source in fallback_order(citation)
             if source in enabled and source not in searched
         )
     planned = {step.source for step in (*steps, *fallback)}

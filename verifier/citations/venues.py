@@ -7,6 +7,7 @@ discrepancies (a container cited otherwise is no error when it is the same conta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .normalize import normalize_title, split_title
@@ -89,14 +90,123 @@ def _same_container_title(a: str, b: str) -> bool:
     return left == right or _abbreviation_of(left, right) or _abbreviation_of(right, left)
 
 
+VENUE_ALIASES: dict[str, tuple[str, ...]] = {
+    # canonical key: the names a venue goes by across years (acronyms, former names, the
+    # official proceedings titles the databases show). Matching is on normalised words,
+    # after dropping years, ordinals and "proceedings of the" (see _venue_key).
+    "neurips": ("neurips", "nips", "advances in neural information processing systems",
+                "neural information processing systems", "conference on neural information "
+                "processing systems"),
+    "iclr": ("iclr", "international conference on learning representations"),
+    "icml": ("icml", "international conference on machine learning"),
+    "cvpr": ("cvpr", "ieee conference on computer vision and pattern recognition",
+             "ieee cvf conference on computer vision and pattern recognition",
+             "conference on computer vision and pattern recognition",
+             "computer vision and pattern recognition"),
+    "iccv": ("iccv", "ieee international conference on computer vision",
+             "ieee cvf international conference on computer vision",
+             "international conference on computer vision"),
+    "eccv": ("eccv", "european conference on computer vision", "computer vision eccv"),
+    "aaai": ("aaai", "aaai conference on artificial intelligence",
+             "national conference on artificial intelligence"),
+    "ijcai": ("ijcai", "international joint conference on artificial intelligence"),
+    "acl": ("acl", "annual meeting of the association for computational linguistics",
+            "meeting of the association for computational linguistics"),
+    "emnlp": ("emnlp", "conference on empirical methods in natural language processing",
+              "empirical methods in natural language processing"),
+    "naacl": ("naacl", "naacl hlt", "conference of the north american chapter of the "
+              "association for computational linguistics human language technologies",
+              "north american chapter of the association for computational linguistics"),
+    "aistats": ("aistats", "international conference on artificial intelligence and "
+                "statistics", "artificial intelligence and statistics"),
+    "uai": ("uai", "conference on uncertainty in artificial intelligence",
+            "uncertainty in artificial intelligence"),
+    "colt": ("colt", "conference on learning theory", "annual conference on learning theory"),
+    "kdd": ("kdd", "sigkdd", "acm sigkdd international conference on knowledge discovery "
+            "and data mining", "knowledge discovery and data mining"),
+    "www": ("www", "the web conference", "international world wide web conference",
+            "world wide web conference"),
+    "sigir": ("sigir", "international acm sigir conference on research and development in "
+              "information retrieval"),
+    "corl": ("corl", "conference on robot learning"),
+    "icra": ("icra", "ieee international conference on robotics and automation",
+             "international conference on robotics and automation"),
+    "iros": ("iros", "ieee rsj international conference on intelligent robots and systems",
+             "international conference on intelligent robots and systems"),
+    "interspeech": ("interspeech", "annual conference of the international speech "
+                    "communication association"),
+    "icassp": ("icassp", "ieee international conference on acoustics speech and signal "
+               "processing", "international conference on acoustics speech and signal "
+               "processing"),
+    "jmlr": ("jmlr", "journal of machine learning research"),
+    "tmlr": ("tmlr", "transactions on machine learning research"),
+    "tpami": ("tpami", "pami", "ieee transactions on pattern analysis and machine "
+              "intelligence"),
+    "wacv": ("wacv", "ieee cvf winter conference on applications of computer vision",
+             "winter conference on applications of computer vision"),
+    "coling": ("coling", "international conference on computational linguistics"),
+    "eacl": ("eacl", "conference of the european chapter of the association for "
+             "computational linguistics"),
+    "miccai": ("miccai", "medical image computing and computer assisted intervention"),
+    "icde": ("icde", "ieee international conference on data engineering",
+             "international conference on data engineering"),
+}
+"""Conference and journal names by venue, a maintained table: add a venue as one row.
+The databases give official proceedings titles ("Proceedings of the AAAI Conference on
+Artificial Intelligence", "2019 IEEE/CVF Conference on Computer Vision and Pattern
+Recognition (CVPR)"), citations the acronym ("AAAI", "CVPR 2019", "NeurIPS")."""
+
+_NOISE = re.compile(
+    r"\b(?:\d+(?:st|nd|rd|th)|\d+|first|second|third|fourth|fifth|sixth|seventh|"
+    r"eighth|ninth|tenth|proceedings|proc|of|the|in|on|and|annual|volume|vol|part|workshops?|"
+    r"track|main|conference track|findings)\b"
+)
+_ALIAS_INDEX: dict[str, str] = {}
+
+
+def _venue_key(name: str) -> str:
+    return " ".join(_NOISE.sub(" ", normalize_title(name)).split())
+
+
+for _canonical, _names in VENUE_ALIASES.items():
+    for _alias in _names:
+        _ALIAS_INDEX[_venue_key(_alias)] = _canonical
+_PARENS = re.compile(r"\(([^()]*)\)")
+
+
+def venue_identity(name: str) -> str | None:
+    """The canonical key of a venue named in :data:`VENUE_ALIASES`, or None: the whole
+    name (years, ordinals and "Proceedings of the" aside), an acronym in parentheses, or
+    a known acronym among its words ("NeurIPS 2020", "Proc. of CVPR")."""
+    key = _venue_key(name)
+    if key in _ALIAS_INDEX:
+        return _ALIAS_INDEX[key]
+    for inner in _PARENS.findall(name):
+        found = _ALIAS_INDEX.get(_venue_key(inner))
+        if found:
+            return found
+    outside = _venue_key(_PARENS.sub(" ", name))
+    if outside in _ALIAS_INDEX:
+        return _ALIAS_INDEX[outside]
+    words = outside.split()
+    acronyms = {w for w in words if w in VENUE_ALIASES}
+    if len(acronyms) == 1 and len(words) <= 3:
+        return acronyms.pop()
+    return None
+
+
 def containers_agree(a: str, b: str) -> bool:
     """True when two journal or book titles name the same container: equal after
     normalisation and a leading "The", one an abbreviation of the other ("J. Biol. Chem."
     = "Journal of Biological Chemistry", "Proc Natl Acad Sci USA" = "Proceedings of the
     National Academy of Sciences of the United States of America", "PNAS" likewise), or
     one the other without its subtitle ("Philosophical Transactions of the Royal Society
-    B" = "… B: Biological Sciences")."""
+    B" = "… B: Biological Sciences"), or one venue of :data:`VENUE_ALIASES` ("CVPR" =
+    "2019 IEEE/CVF Conference on Computer Vision and Pattern Recognition (CVPR)")."""
     if _same_container_title(a, b):
+        return True
+    venue_a = venue_identity(a)
+    if venue_a is not None and venue_a == venue_identity(b):
         return True
     main_a, sub_a = split_title(a)
     main_b, sub_b = split_title(b)

@@ -239,9 +239,7 @@ def _journal_ref(record: RenderedWork) -> str | None:
         ref += f" {work.volume}"
     if work.pages:
         ref += f", {work.pages.replace(chr(0x2013), '-')}"
-    if record.year is not None:
-        ref += f" ({record.year})"
-    return ref
+    return ref  # as stored: arXiv keeps the author's text, no year appended
 
 
 # ----------------------------------------------------------------------------- query

@@ -20,7 +20,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -42,12 +42,22 @@ _KNOWN_WORK_KEYS = frozenset(
     {
         "id", "type", "title", "subtitle", "authors", "year", "container", "editors",
         "volume", "issue", "pages", "publisher", "doi", "isbn", "issn", "retracted",
-        "retraction", "doi_agency", "sources",
+        "retraction", "doi_agency", "sources", "notices",
     }
 )
 _KNOWN_OPTIONS = frozenset(
-    {"id", "title_case", "drop_subtitle", "initials", "max_authors", "year_offset", "omit_doi"}
+    {"id", "title_case", "drop_subtitle", "initials", "max_authors", "year_offset", "omit_doi",
+     "omit", "pages_style", "issue_style"}
 )
+OMITTABLE_FIELDS = frozenset({"container", "volume", "issue", "pages", "publisher", "issn",
+                              "isbn", "editors"})
+"""Fields a source may leave empty (``omit``) although the work has them and other
+sources show them, as real records disagree."""
+PAGES_STYLES = frozenset({"first", "abbreviated"})
+"""``first``: only the first page ("737"); ``abbreviated``: the last page cut to the
+digits that change ("1573-86")."""
+ISSUE_STYLES = frozenset({"prefixed", "in_volume"})
+"""``prefixed``: "no. 4"; ``in_volume``: no issue, the volume shown as "12(4)"."""
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _ISSN = re.compile(r"^\d{4}-\d{3}[\dX]$")
 _ISBN = re.compile(r"^(\d{9}[\dX]|\d{13})$")
@@ -106,6 +116,12 @@ class Rendering:
     """Added to the year (OpenAlex and Crossref often differ by one)."""
     omit_doi: bool = False
     """The source does not know the DOI: it is not shown and DOI lookups miss."""
+    omit: frozenset[str] = frozenset()
+    """Fields of :data:`OMITTABLE_FIELDS` the source leaves empty."""
+    pages_style: str | None = None
+    """One of :data:`PAGES_STYLES`, or None for the pages as in the corpus."""
+    issue_style: str | None = None
+    """One of :data:`ISSUE_STYLES`, or None for the issue as in the corpus."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Options this world does not know (kept for later worlds)."""
 
@@ -114,6 +130,22 @@ class Rendering:
 class Retraction:
     """The retraction notice of a retracted work, where the corpus gives it."""
 
+    doi: str | None = None
+    year: int | None = None
+    source: str = "publisher"
+
+
+NOTICE_KINDS = frozenset({"correction", "expression_of_concern"})
+"""Update notices besides a retraction (which keeps its own ``retracted``/``retraction``
+keys): an erratum or corrigendum, and an expression of concern."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """An update notice on a work other than a retraction (``notices`` in the corpus)."""
+
+    kind: str
+    """One of :data:`NOTICE_KINDS`."""
     doi: str | None = None
     year: int | None = None
     source: str = "publisher"
@@ -142,6 +174,8 @@ class Work:
     retraction: Retraction | None = None
     doi_agency: str | None = None
     """Registration agency of the DOI; default ``crossref`` when Crossref holds the work."""
+    notices: tuple[Notice, ...] = ()
+    """Corrections and expressions of concern on the work, in the corpus's order."""
     sources: Mapping[str, Rendering] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Top-level keys this world does not know (kept for later worlds)."""
@@ -268,7 +302,7 @@ def render(work: Work, source: str, options: Rendering) -> RenderedWork:
         authors = authors[: options.max_authors]
     subtitle = None if options.drop_subtitle else work.subtitle
     return RenderedWork(
-        work=work,
+        work=_as_shown(work, options),
         source=source,
         source_id=options.source_id or derived_id(source, work.id),
         title=apply_case(work.title, options.title_case),
@@ -277,6 +311,43 @@ def render(work: Work, source: str, options: Rendering) -> RenderedWork:
         year=None if work.year is None else work.year + options.year_offset,
         doi=None if options.omit_doi else work.doi,
     )
+
+
+_PAGE_RANGE = re.compile(r"^(\d+)\s*[-–]\s*(\d+)$")
+
+
+def _abbreviated(pages: str) -> str:
+    match = _PAGE_RANGE.match(pages)
+    if not match or len(match.group(1)) != len(match.group(2)):
+        return pages
+    first, last = match.groups()
+    keep = next((i for i in range(len(first)) if first[i] != last[i]), len(last) - 1)
+    return f"{first}-{last[keep:]}"
+
+
+def _as_shown(work: Work, options: Rendering) -> Work:
+    """The work with the fields this source leaves out emptied and its page and issue
+    quirks applied; the work itself when the rendering has none (so every service,
+    which reads the other fields from ``record.work``, shows the source's version)."""
+    if not (options.omit or options.pages_style or options.issue_style):
+        return work
+    changes: dict[str, Any] = {}
+    for name in options.omit:
+        changes[name] = () if name in ("issn", "isbn", "editors") else None
+    pages = changes.get("pages", work.pages)
+    if pages and options.pages_style == "first":
+        changes["pages"] = re.split(r"\s*[-–]\s*", pages)[0]
+    elif pages and options.pages_style == "abbreviated":
+        changes["pages"] = _abbreviated(pages)
+    issue = changes.get("issue", work.issue)
+    if issue and options.issue_style == "prefixed":
+        changes["issue"] = f"no. {issue}"
+    elif issue and options.issue_style == "in_volume":
+        volume = changes.get("volume", work.volume)
+        changes["issue"] = None
+        if volume:
+            changes["volume"] = f"{volume}({issue})"
+    return replace(work, **changes)
 
 
 def derived_id(source: str, work_id: str) -> str:
@@ -544,8 +615,27 @@ class _Line:
             max_authors=max_authors,
             year_offset=self.integer(value, "year_offset", 0) or 0,
             omit_doi=self.boolean(value, "omit_doi"),
+            omit=self._omit(where, value.get("omit")),
+            pages_style=self._choice(where, value, "pages_style", PAGES_STYLES),
+            issue_style=self._choice(where, value, "issue_style", ISSUE_STYLES),
             extra={k: v for k, v in value.items() if k not in _KNOWN_OPTIONS},
         )
+
+
+    def _omit(self, where: str, value: Any) -> frozenset[str]:
+        if value is None:
+            return frozenset()
+        if not isinstance(value, list) or not set(value) <= OMITTABLE_FIELDS:
+            raise self.fail(f"{where}.omit must be a list of {sorted(OMITTABLE_FIELDS)}, "
+                            f"got {value!r}")
+        return frozenset(value)
+
+    def _choice(self, where: str, value: Mapping[str, Any], key: str,
+                allowed: frozenset[str]) -> str | None:
+        choice = value.get(key)
+        if choice is not None and choice not in allowed:
+            raise self.fail(f"{where}.{key} must be one of {sorted(allowed)}, got {choice!r}")
+        return None if choice is None else str(choice)
 
 
 def parse_work(line: str, *, line_number: int, origin: str = "<corpus>") -> Work:
@@ -587,6 +677,18 @@ def parse_work(line: str, *, line_number: int, origin: str = "<corpus>") -> Work
             source=at.text(raw_retraction, "source") or "publisher",
         )
 
+    notices: list[Notice] = []
+    raw_notices = obj.get("notices") or []
+    if not isinstance(raw_notices, list):
+        raise at.fail(f"field 'notices' must be a list, got {raw_notices!r}")
+    for raw in raw_notices:
+        if not isinstance(raw, dict) or raw.get("type") not in NOTICE_KINDS:
+            raise at.fail(f"a notice must be an object with 'type' one of "
+                          f"{sorted(NOTICE_KINDS)}, got {raw!r}")
+        notices.append(Notice(kind=str(raw["type"]), doi=at.text(raw, "doi"),
+                              year=at.integer(raw, "year"),
+                              source=at.text(raw, "source") or "publisher"))
+
     raw_sources = obj.get("sources") or {}
     if not isinstance(raw_sources, dict):
         raise at.fail(f"field 'sources' must be an object, got {raw_sources!r}")
@@ -615,6 +717,7 @@ def parse_work(line: str, *, line_number: int, origin: str = "<corpus>") -> Work
         retracted=at.boolean(obj, "retracted"),
         retraction=retraction,
         doi_agency=at.text(obj, "doi_agency"),
+        notices=tuple(notices),
         sources=sources,
         extra={k: v for k, v in obj.items() if k not in _KNOWN_WORK_KEYS},
         line=line_number,

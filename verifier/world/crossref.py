@@ -257,7 +257,22 @@ def work_json(record: RenderedWork, *, score: float) -> dict[str, Any]:
                         "timestamp": 0},
         })
         out["updated-by"] = [update]
+    for other in work.notices:
+        # As Crossref records them: one updated-by entry per notice, typed.
+        when = other.year or record.year
+        entry: dict[str, Any] = {"DOI": other.doi} if other.doi else {}
+        entry.update({
+            "type": other.kind,
+            "label": _NOTICE_LABELS[other.kind],
+            "source": other.source,
+            "updated": {"date-parts": [[when, 1, 1]], "date-time": f"{when}-01-01T00:00:00Z",
+                        "timestamp": 0},
+        })
+        out.setdefault("updated-by", []).append(entry)
     return out
+
+
+_NOTICE_LABELS = {"correction": "Correction", "expression_of_concern": "Expression of Concern"}
 
 
 # ----------------------------------------------------------------------------- responses

@@ -214,7 +214,8 @@ class Volume:
                 pair = ([("ISBN_13", other)] if other else []) + [("ISBN_10", value)]
             if digest[0] % 2:
                 pair.reverse()  # both orders occur in the recorded volumes
-            self.identifiers += [{"type": t, "identifier": i} for t, i in pair]
+            self.identifiers += [{"type": t, "identifier": i} for t, i in pair
+                                 if {"type": t, "identifier": i} not in self.identifiers]
         if not self.identifiers:
             # A digitised copy without ISBN carries a library scan id, as recorded.
             scan = int.from_bytes(digest[9:15], "big") % 10**9

@@ -55,6 +55,7 @@ from .limits import (
     retry_after_header,
     whole_world_seconds,
 )
+from .pubmed_records import pmcid_of, pmid_of
 from .service import Limit, ServiceSpec, framing
 
 NAME = "openalex"
@@ -133,6 +134,19 @@ _SEARCH_FILTERS: Mapping[str, frozenset[str] | None] = {
     "abstract.search": None,
     "fulltext.search": None,
 }
+SEARCH_STOPWORDS = frozenset(
+    "a an and are as at be by for from has in is it its of on or that the to was were will "
+    "with".split()
+)
+"""Words a ``.search`` filter drops before requiring the rest: OpenAlex's search filters
+match *every* remaining word (stemmed), as its documentation describes and the recorded
+``works_title_search.json`` shows (two results for a six-word title, not thousands)."""
+
+
+def _without_stopwords(text: str) -> str:
+    return " ".join(w for w in re.findall(r"[^\W_]+", text) if w.lower() not in SEARCH_STOPWORDS)
+
+
 _VALUE_FILTERS = ("publication_year", "doi", "type", "is_retracted", "has_doi", "openalex",
                   "ids.openalex")
 _FILTER_NAMES = sorted([*_SEARCH_FILTERS, *_VALUE_FILTERS])
@@ -234,6 +248,12 @@ def work_json(record: RenderedWork, *, relevance: float | None = None) -> dict[s
     ids: dict[str, Any] = {"openalex": oid}
     if doi_url:
         ids["doi"] = doi_url
+    if "pubmed" in work.sources:
+        # As recorded (works_doi.json): PubMed's URL, and PMC's without the "PMC".
+        ids["pmid"] = f"https://pubmed.ncbi.nlm.nih.gov/{pmid_of(work)}"
+        pmcid = pmcid_of(work)
+        if pmcid:
+            ids["pmcid"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid.removeprefix('PMC')}"
     out: dict[str, Any] = {"id": oid, "doi": doi_url, "title": title, "display_name": title}
     if relevance is not None:
         out["relevance_score"] = relevance
@@ -244,7 +264,7 @@ def work_json(record: RenderedWork, *, relevance: float | None = None) -> dict[s
         "primary_location": location,
         "type": TYPES[work.type],
         "type_crossref": TYPES_CROSSREF[work.type],
-        "indexed_in": ["crossref"] if "crossref" in work.sources else [],
+        "indexed_in": [s for s in ("crossref", "pubmed") if s in work.sources],
         "open_access": {"is_oa": False, "oa_status": "closed", "oa_url": None,
                         "any_repository_has_fulltext": False},
         "authorships": [_authorship(i, len(record.authors), p)
@@ -413,7 +433,11 @@ class _Query:
                 if fields is None:
                     self.impossible = True
                 elif text.strip():
-                    self.clauses.append(Clause(fields, text))
+                    words = _without_stopwords(text)
+                    if words.strip():
+                        self.clauses.append(Clause(fields, words, match="all"))
+                    else:
+                        self.impossible = True
             elif key in _VALUE_FILTERS:
                 self.tests.append(_value_test(key, value))
             else:

@@ -118,6 +118,15 @@ def medline_pages(pages: str | None) -> str:
     return f"{start}-{end}"
 
 
+_NOTICE_REFS = {"correction": ("ErratumIn", "Erratum in"),
+                "expression_of_concern": ("ExpressionOfConcernIn", "Expression of concern in")}
+"""PubMed's CommentsCorrections RefType (efetch) and reftype (esummary) per notice kind."""
+
+
+def _notice_pmid(work: Work, number: int) -> str:
+    return derived_pmid(f"{work.id}\0notice\0{number}")
+
+
 def _retraction_pmid(work: Work) -> str:
     return derived_pmid(f"{work.id}\0retraction")
 
@@ -231,12 +240,21 @@ def article_element(record: RenderedWork) -> ET.Element:
     sub_element(info, "NlmUniqueID", derived_pmid(f"journal\0{container}")[:7])
     if work.issn:
         sub_element(info, "ISSNLinking", work.issn[0])
+    comments = None
     if work.retracted:
         comments = sub_element(citation, "CommentsCorrectionsList")
         notice = sub_element(comments, "CommentsCorrections", RefType="RetractionIn")
         year = _retraction_year(record)
         sub_element(notice, "RefSource", f"{container}. {year}" if year else container)
         sub_element(notice, "PMID", _retraction_pmid(work), Version="1")
+    for number, other in enumerate(work.notices):
+        if comments is None:
+            comments = sub_element(citation, "CommentsCorrectionsList")
+        ref_type, _ = _NOTICE_REFS[other.kind]
+        notice = sub_element(comments, "CommentsCorrections", RefType=ref_type)
+        sub_element(notice, "RefSource", f"{container}. {other.year}" if other.year
+                    else container)
+        sub_element(notice, "PMID", _notice_pmid(work, number), Version="1")
     data = sub_element(root, "PubmedData")
     _history(data, record.year)
     sub_element(data, "PublicationStatus", "ppublish")
@@ -311,6 +329,10 @@ def summary_json(record: RenderedWork) -> dict[str, Any]:
         references.append({"refsource": f"{container}. {notice_year}" if notice_year
                            else container, "reftype": "Retraction in",
                            "pmid": int(_retraction_pmid(work)), "note": ""})
+    for number, other in enumerate(work.notices):
+        references.append({"refsource": f"{container}. {other.year}" if other.year
+                           else container, "reftype": _NOTICE_REFS[other.kind][1],
+                           "pmid": int(_notice_pmid(work, number)), "note": ""})
     book = work.type in ("book", "chapter")
     return {
         "uid": pmid,

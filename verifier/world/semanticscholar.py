@@ -626,9 +626,17 @@ def _path_id(request: web.Request) -> str:
 
 # ----------------------------------------------------------------------------- app
 
+KEY_SHAPE = re.compile(r"[A-Za-z0-9]{40}")
+"""What a Semantic Scholar API key looks like (40 letters and digits). The real gateway
+answers 403 ``{"message":"Forbidden"}`` for a key it did not issue (recorded
+``error_forbidden.json``); the world, having issued none, refuses every key of another
+shape and accepts any key of this one."""
+
+
 def _bad_key(request: web.Request) -> web.Response | None:
-    """The gateway's answer to a blank API key."""
-    if "x-api-key" in request.headers and not request.headers["x-api-key"].strip():
+    """The gateway's answer to a blank or invalid API key."""
+    if "x-api-key" in request.headers and \
+            not KEY_SHAPE.fullmatch(request.headers["x-api-key"].strip()):
         return web.Response(status=403, body=b'{"message":"Forbidden"}',
                             headers={"Content-Type": "application/json",
                                      "x-amzn-ErrorType": "ForbiddenException"})

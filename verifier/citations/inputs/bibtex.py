@@ -24,7 +24,7 @@ from bibtexparser.model import Entry as BibEntry
 from verifier.citations.models import Author, Citation, WorkType
 from verifier.errors import InputError
 
-from .fields import clean_pages, identifiers, one_line, year_from
+from .fields import clean_pages, identifiers, one_line, tidy_structured, year_from
 from .items import Entry, InputItem, excerpt, numbered
 from .latex import LatexError, latex_to_text, unescape
 from .lines import read_whole
@@ -91,7 +91,7 @@ def bibtex_citation(entry_type: str, fields: Mapping[str, str]) -> Citation:
     publisher = text("publisher")
     if not publisher:
         publisher = text("school", "institution", "organization")
-    return Citation(
+    return tidy_structured(Citation(
         authors=authors,
         et_al=et_al,
         year=year_from(verbatim("year")) or year_from(verbatim("date")),
@@ -106,7 +106,7 @@ def bibtex_citation(entry_type: str, fields: Mapping[str, str]) -> Citation:
         identifiers=ids,
         place=text("address", "location"),
         edition=text("edition"),
-    )
+    ))
 
 
 def people(value: str) -> tuple[tuple[Author, ...], bool]:

@@ -17,7 +17,7 @@ from verifier.citations.models import Author, Citation, WorkType
 from verifier.citations.normalize import strip_markup
 from verifier.errors import InputError
 
-from .fields import clean_pages, identifiers, one_line, year_from
+from .fields import clean_pages, identifiers, one_line, tidy_structured, year_from
 from .items import Entry, InputItem, derived_id, excerpt, numbered
 from .lines import read_whole
 from .render import render
@@ -138,7 +138,7 @@ def csl_citation(item: Mapping[str, object]) -> Citation:
 
     kind = text("type")
     archive = text("archive", "publisher").lower()
-    return Citation(
+    return tidy_structured(Citation(
         authors=_people(item.get("author")),
         year=_year(item.get("issued")) or year_from(text("year")),
         title=text("title"),
@@ -155,7 +155,7 @@ def csl_citation(item: Mapping[str, object]) -> Citation:
             pmid=text("PMID"), pmcid=text("PMCID")),
         place=text("publisher-place"),
         edition=text("edition"),
-    )
+    ))
 
 
 def given_id(item: Mapping[str, object], key: str) -> str:

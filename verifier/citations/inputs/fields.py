@@ -3,10 +3,12 @@ values: years, pages, names and identifiers in the forms the engine compares."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
-from verifier.citations.models import Author, Identifiers
+from verifier.citations.models import Author, Citation, Identifiers
 from verifier.identifiers import find_arxiv, isbn_is_valid, issn_is_valid, normalize_doi
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
@@ -116,3 +118,44 @@ def _as_issn(candidate: str) -> str | None:
     digits = re.sub(r"[\s-]", "", re.sub(r"(?i)\b[ep]?-?ISSN:?", "", candidate)).upper()
     issn = f"{digits[:4]}-{digits[4:]}"
     return issn if issn_is_valid(issn) else None
+
+
+_ET_AL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|etal\.?|u\.\s*a\.)$", re.I)
+
+
+def _is_et_al(author: Author) -> bool:
+    name = " ".join(p for p in (author.given, author.family, author.literal) if p)
+    return bool(_ET_AL.match(name.strip()))
+
+
+def _unescaped(value: str) -> str:
+    # HTML entities arrive in exported records ("Don&apos;t", "A &amp; B"); twice-escaped
+    # ones ("&amp;apos;") too.
+    for _ in range(2):
+        if "&" not in value:
+            break
+        value = html.unescape(value)
+    return value
+
+
+def _person(author: Author) -> Author:
+    return Author(family=_unescaped(author.family), given=_unescaped(author.given),
+                  literal=_unescaped(author.literal))
+
+
+def tidy_structured(citation: Citation) -> Citation:
+    """``citation`` as a structured reader built it, with HTML entities resolved in its
+    text fields and names, and an "et al." / "others" written as an author (BibTeX
+    ``and et al.``, CSL ``{"literal": "et al."}``) removed and read as ``et_al``."""
+    authors = tuple(a for a in citation.authors if not _is_et_al(a))
+    editors = tuple(a for a in citation.editors if not _is_et_al(a))
+    return replace(
+        citation,
+        title=_unescaped(citation.title),
+        container=_unescaped(citation.container),
+        publisher=_unescaped(citation.publisher),
+        place=_unescaped(citation.place),
+        authors=tuple(_person(a) for a in authors),
+        editors=tuple(_person(a) for a in editors),
+        et_al=citation.et_al or len(authors) < len(citation.authors),
+    )

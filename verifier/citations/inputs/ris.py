@@ -18,7 +18,7 @@ import rispy
 from verifier.citations.models import Author, Citation, WorkType
 from verifier.errors import InputError
 
-from .fields import identifiers, inverted_name, one_line, page_range, year_from
+from .fields import identifiers, inverted_name, one_line, page_range, tidy_structured, year_from
 from .items import Entry, InputItem, citation_id, excerpt, numbered
 from .lines import bounded_lines, decode_line, too_long
 from .render import render
@@ -71,7 +71,7 @@ def ris_citation(record: Mapping[str, object]) -> Citation:
     doi_link = next((u for u in urls if "doi.org/" in u.lower()), "")
     link = next((u for u in urls if "doi.org/" not in u.lower()), "")
     sn = text("issn")
-    return Citation(
+    return tidy_structured(Citation(
         authors=_people(record, "authors", "first_authors"),
         year=year_from(text("year")) or year_from(text("publication_year"))
         or year_from(text("date")),
@@ -86,7 +86,7 @@ def ris_citation(record: Mapping[str, object]) -> Citation:
         identifiers=identifiers(doi=text("doi") or doi_link, isbn=sn, issn=sn, url=link),
         place=text("place_published"),
         edition=text("edition"),
-    )
+    ))
 
 
 # -- finding records ----------------------------------------------------------------------
