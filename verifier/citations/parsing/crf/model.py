@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
@@ -21,6 +22,13 @@ def tagger() -> pycrfsuite.Tagger:
     loaded = pycrfsuite.Tagger()
     loaded.open(str(MODEL_PATH))
     return loaded
+
+
+# Opened when the parser is imported, not on its first use: the first use is on an event
+# loop, where reading a 1.5 MB file would block it (the tests' detector says so). A missing
+# file surfaces at the first parse instead, with the path in the error.
+with suppress(OSError):
+    tagger()
 
 
 def label(tokens: Sequence[Token], author_end: int = 0) -> list[str]:
