@@ -18,9 +18,10 @@
 ``DELETE /v1/jobs/{id}``    cancel it
 ==========================  =============================================================
 
-Pipelines still to come mount beside the citations, on the same session and under the
-same auth and limits: add their handlers to :data:`PIPELINE_ROUTES` (``POST
-/v1/premises/check``, ``POST /v1/reviews/judge``) and their paths to the OpenAPI document.
+The claims pipelines mount beside the citations, on the same session and under the same
+auth and limits (:mod:`.pipelines`: ``POST /v1/premises/check``, ``POST
+/v1/reviews/judge``); further ones add their handlers to :data:`PIPELINE_ROUTES` and
+their paths to the OpenAPI document.
 
 Everything under ``/v1/`` needs a bearer key (unless open access was configured, on
 loopback); each caller has a concurrency and a rate limit (429 with ``Retry-After``).
@@ -54,6 +55,7 @@ from .config import ServiceConfig
 from .jobs import JobStore
 from .metrics import CONTENT_TYPE, Metrics
 from .openapi import openapi_document
+from .pipelines import mount as mount_pipelines
 from .problems import Problem, problem
 from .requests import CheckRequest, options_record, parse_check_body, parse_options
 
@@ -113,6 +115,7 @@ def create_app(config: ServiceConfig, session: Session) -> web.Application:
     app.router.add_get("/v1/jobs/{id}", _job)
     app.router.add_get("/v1/jobs/{id}/results", _job_results)
     app.router.add_delete("/v1/jobs/{id}", _cancel_job)
+    mount_pipelines(app, session, checker)
     for method, path, handler in PIPELINE_ROUTES:
         app.router.add_route(method, path, handler)
     app.on_startup.append(_start)

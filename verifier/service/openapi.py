@@ -119,6 +119,41 @@ def openapi_document() -> dict[str, Any]:
                                 report, {"type": "array", "items": report}]}},
                                 _NDJSON: {"schema": report}}},
                     **_errors(400, 401, 413, 422, 429)}}},
+            "/v1/premises/check": {"post": {
+                "summary": "premise checks of review comments on a paper: each comment "
+                           "scored by the minimum over its premises",
+                "security": _AUTHED,
+                "requestBody": {"required": True, "content": {_JSON: {"schema": {
+                    "type": "object", "required": ["paper"], "properties": {
+                        "paper": {"type": "string"}, "paper_id": {"type": "string"},
+                        "comment": {"type": "string"},
+                        "comments": {"type": "array", "maxItems": 200},
+                        "options": {"type": "object", "additionalProperties": False,
+                                    "properties": {
+                                        "aggregate": {"enum": ["min", "mean"]},
+                                        "routing": {"type": "boolean"},
+                                        "phrasings": {"type": "integer", "minimum": 1},
+                                        "field": {"enum": ["general", "machine_learning",
+                                                           "natural_science"]},
+                                        "holistic_only": {"type": "boolean"}}}}}}}},
+                "responses": {"200": _ok("one result ('comment'), or {'results': [...]} in "
+                                         "input order: the lines of 'verifier premises'",
+                                         {"type": "object"}),
+                              **_errors(400, 401, 413, 422, 429)}}},
+            "/v1/reviews/judge": {"post": {
+                "summary": "judge how review comments engage with a paper's claims, with the "
+                           "paper's reference check beside it",
+                "security": _AUTHED,
+                "requestBody": {"required": True, "content": {_JSON: {"schema": {
+                    "type": "object", "required": ["paper", "comments"], "properties": {
+                        "paper": {"type": "object", "required": ["paper_id", "text"]},
+                        "comments": {"type": "array", "maxItems": 200, "items": {
+                            "type": "object", "required": ["source", "comment"]}},
+                        "check_references": {"type": "boolean"}}}}}},
+                "responses": {"200": _ok("the judged lines of every source (as 'verifier "
+                                         "judge' writes them) and the reference summary",
+                                         {"type": "object"}),
+                              **_errors(400, 401, 413, 422, 429)}}},
             "/v1/render": {"post": {
                 "summary": "report lines (NDJSON) in another format", "security": _AUTHED,
                 "parameters": [{"name": "format", "in": "query", "schema": {
