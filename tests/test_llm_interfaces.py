@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from verifier import Settings, Verifier
 from verifier.llm.interfaces import ChatModel, DecisionModel, OfflineChat, OfflineDecisions
 from verifier.llm.offline import task_message
 from verifier.llm.types import ChatMessage, Predicate, Role
@@ -36,3 +37,15 @@ async def test_the_offline_chat_model_answers_a_task_prompt_with_json() -> None:
     premises = orjson.loads(result.text)["premises"]
     assert 1 <= len(premises) <= 6
     assert result.backend == "offline"
+
+
+@pytest.mark.asyncio
+async def test_the_library_checks_a_comment_by_the_minimum_of_its_premises() -> None:
+    async with Verifier(Settings(cache_dir=None)) as verifier:
+        result = await verifier.check_comment(
+            PAPER, "Accuracy on the test set was 91 percent. The baseline reached 99 "
+                   "percent.")
+    line = result.to_json()
+    verified = [p["p_true"] for p in line["premises"] if p.get("verified")]
+    assert verified and line["score"] == pytest.approx(min(verified))
+    assert line["backend"] == "offline"

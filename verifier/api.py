@@ -31,6 +31,7 @@ from adapters.base import SourceAdapter
 
 from .citations.checker import CitationChecker
 from .citations.models import CitationInput, Report
+from .claims.checker import CommentResult, PremiseChecker, PremiseOptions
 from .http.policy import SourcePolicy
 from .http.stats import RunStats
 from .http.transport import Transport
@@ -75,6 +76,7 @@ class Verifier:
         self._session: Session | None = None
         self._citations: CitationChecker | None = None
         self._models: tuple[DecisionModel, ChatModel] | None = None
+        self._premises: PremiseChecker | None = None
 
     @property
     def policies(self) -> PolicyTable:
@@ -115,6 +117,7 @@ class Verifier:
     ) -> None:
         session, self._session, self._citations = self._session, None, None
         self._models = None
+        self._premises = None
         if session is not None:
             await session.__aexit__(exc_type, exc, tb)
 
@@ -163,6 +166,15 @@ class Verifier:
         once (:func:`verifier.llm.structured.complete_json`)."""
         return await _complete_json(self.models[1], messages, schema, validate,
                                     deadline=deadline)
+
+    async def check_comment(self, paper: str, comment: str, *,
+                            options: PremiseOptions | None = None) -> CommentResult:
+        """A review comment about ``paper`` (its text) checked premise by premise: scored
+        by the minimum over its premises (:mod:`verifier.claims.checker`)."""
+        if self._premises is None:
+            decisions, chat = self.models
+            self._premises = PremiseChecker(self.session, decisions=decisions, chat=chat)
+        return await self._premises.check_comment(paper, comment, options=options)
 
 
 def _as_item(citation: CitationLike, index: int) -> CitationInput:

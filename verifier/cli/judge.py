@@ -53,7 +53,7 @@ from verifier.judge.pipeline import Judge, JudgeOptions
 from verifier.judge.published import load_published_means
 from verifier.judge.report import build_report, markdown_table
 from verifier.judge.run import JudgeRun, PaperResult, ReferenceSummary, RunOptions
-from verifier.llm.interfaces import ChatModel, OfflineChat
+from verifier.llm.interfaces import ChatModel
 from verifier.reviews.models import ItemError
 from verifier.session import Session
 from verifier.settings import Settings
@@ -105,10 +105,12 @@ def _count(value: str) -> int:
     return number
 
 
-def chat_model(settings: Settings) -> ChatModel:
-    """The judge's chat model: the offline baseline. (The remote backends are opened
-    from the session by ``open_models``; the merge wires them here.)"""
-    return OfflineChat()
+def chat_model(session: Session) -> ChatModel:
+    """The judge's chat model, as the settings say (``VERIFIER_LLM_*``); the offline
+    baseline when none is configured."""
+    from verifier.llm.select import open_models
+
+    return open_models(session)[1]
 
 
 # ----------------------------------------------------------------------------- prior output
@@ -250,7 +252,7 @@ class _JudgeCommand:
     async def main(self, out: JsonlWriter, refs: JsonlWriter | None) -> None:
         args = self.args
         async with Session(self.settings) as session, LineQueue(out) as lines:
-            chat = chat_model(self.settings)
+            chat = chat_model(session)
             self.backend = chat.backend
             judge = Judge(chat, JudgeOptions(calls_per_paper=args.calls_per_paper,
                                              calls_per_source=args.calls_per_source,
