@@ -97,7 +97,7 @@ from verifier.llm.select import open_models  # noqa: E402
 from verifier.llm.types import Usage  # noqa: E402
 from verifier.session import Session  # noqa: E402
 from verifier.settings import ModelEndpointSettings, ModelSettings, Settings  # noqa: E402
-from verifier.world.models import serve_models  # noqa: E402
+from verifier.world.models import ModelLimits, serve_models  # noqa: E402
 
 ELIFE = ROOT / ".." / "shared" / "data" / "elife" / "elife_sample.jsonl"
 HANDWRITTEN = ROOT / "fixtures" / "premises" / "elife_comments.jsonl"
@@ -415,9 +415,14 @@ async def _world(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="premises-world-") as cache:
         async with serve_models(time_scale=args.time_scale) as endpoint:
-            llm = ModelEndpointSettings(endpoint.base_url, "world-chat", rpm=10_000,
-                                        tpm=10**9, concurrency=args.concurrency)
-            settings = Settings(cache_dir=Path(cache),
+            # The client paces by the endpoint's own published limits (the simulated
+            # endpoint's defaults, on the same time scale), as a real run would.
+            limits = ModelLimits()
+            llm = ModelEndpointSettings(endpoint.base_url, "world-chat", rpm=limits.rpm,
+                                        tpm=limits.tpm,
+                                        concurrency=min(args.concurrency,
+                                                        limits.concurrency or args.concurrency))
+            settings = Settings(cache_dir=Path(cache), time_scale=args.time_scale,
                                 models=ModelSettings(llm=llm, decision=llm))
             async with Session(settings) as session:
                 decisions, chat = open_models(session)
