@@ -18,8 +18,8 @@ identified (polite pools, keys). **The model endpoint** (:mod:`judge_endpoint`):
 world's simulated endpoint in another process, answering with the offline baseline's
 rules over the wire, at ``--rpm``/``--tpm``/``--concurrency`` and a latency model
 (0.3 s to the first token, 20 µs per uncached prompt token, 4 ms per output token),
-scaled by ``--time-scale``. The judge reaches it through :class:`judge_endpoint.
-EndpointChat` (the house's paced client; the remote backends are not on main yet).
+scaled by ``--time-scale``. The judge reaches it through ``open_models`` (the chat
+backend on the session's paced client, as ``verifier judge`` does).
 
 **Runs**, each against a fresh world and endpoint (full buckets) and a fresh cache:
 
@@ -59,12 +59,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from judge_endpoint import EndpointChat, EndpointLimits, endpoint_process
+from judge_endpoint import MODEL, EndpointLimits, endpoint_process
 from judge_world import SERVICES, build_corpus
 from walters_wilder import ANY_KEYS, MAILTO, LoopLagSampler
 
 from verifier.citations.checker import CitationChecker
-from verifier.http.transport import AiohttpTransport
 from verifier.judge.inputs import PaperInput, read_papers
 from verifier.judge.lines import judgements_of, source_line
 from verifier.judge.metrics import METRICS
@@ -72,9 +71,10 @@ from verifier.judge.pipeline import Judge, JudgeOptions
 from verifier.judge.published import load_published_means
 from verifier.judge.report import build_report
 from verifier.judge.run import JudgeRun, RunOptions
+from verifier.llm.select import open_models
 from verifier.reviews.models import ItemError
 from verifier.session import Session
-from verifier.settings import DEFAULT_BASE_URLS, Settings
+from verifier.settings import DEFAULT_BASE_URLS, ModelEndpointSettings, ModelSettings, Settings
 from verifier.world.process import world_process
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,11 +120,17 @@ def load_papers(count: int, refs_per_paper: int) -> list[PaperInput]:
     return papers
 
 
-def settings_for(base_urls: dict[str, str], cache_dir: Path, time_scale: float) -> Settings:
+def settings_for(base_urls: dict[str, str], cache_dir: Path, time_scale: float,
+                 endpoint: str, limits: EndpointLimits) -> Settings:
+    """The sources at the world, and the chat model at the simulated endpoint with its own
+    limits: the judge opens it with ``open_models`` like any run."""
+    llm = ModelEndpointSettings(endpoint, MODEL, rpm=limits.rpm, tpm=limits.tpm,
+                                concurrency=limits.concurrency)
     return Settings(mailto=MAILTO, api_keys=dict(ANY_KEYS),
                     base_urls={**DEFAULT_BASE_URLS, **base_urls}, sources=SERVICES,
                     cache_dir=cache_dir, time_scale=time_scale,
-                    deadline_s=600.0 / time_scale + 60.0)
+                    deadline_s=600.0 / time_scale + 60.0,
+                    models=ModelSettings(llm=llm))
 
 
 async def one_run(name: str, papers: list[PaperInput], corpus: Path, cache_dir: Path,
@@ -136,14 +142,14 @@ async def one_run(name: str, papers: list[PaperInput], corpus: Path, cache_dir: 
                              port=args.world_port) as world, \
             endpoint_process(limits, ttft_s=0.3, prefill_s_per_token=0.00002,
                              per_token_s=0.004, port=args.endpoint_port) as endpoint:
-        settings = settings_for(world.base_urls, cache_dir, args.time_scale)
+        settings = settings_for(world.base_urls, cache_dir, args.time_scale,
+                                endpoint.base_url, limits)
         world_before = await world.stats()
         await endpoint.usage(reset=True)
         lag = LoopLagSampler()
         lines: list[dict[str, Any]] = []
-        async with Session(settings) as session, AiohttpTransport("judge-bench") as transport:
-            chat = EndpointChat(endpoint.base_url, limits, transport, session.cache,
-                                session.stats)
+        async with Session(settings) as session:
+            chat = open_models(session)[1]
             judge_ = Judge(chat, JudgeOptions(calls_per_paper=args.calls_per_paper,
                                               calls_per_source=args.calls_per_paper))
             checker = CitationChecker(session) if refs else None

@@ -1,22 +1,13 @@
-"""The judging bench's model side: the simulated endpoint in a process of its own, and a
-chat client over it.
+"""The judging bench's model side: the simulated endpoint in a process of its own.
 
-**The endpoint** (``python bench/judge_endpoint.py serve ...``, started by
+The endpoint (``python bench/judge_endpoint.py serve ...``, started by
 :func:`endpoint_process`) is the world's simulated model endpoint
 (:func:`verifier.world.models.serve_models`) answering with the project's offline chat
 model (:class:`OfflineAnswers`: the offline baseline's rules, served over the wire), with
 the limits and latency the bench gives it. It prints one JSON line
 ``{"event": "ready", "url", "base_url"}`` and serves until its standard input closes.
-``GET <url>/_world/usage`` gives its exact counters.
-
-**The client** (:class:`EndpointChat`) is a :class:`~verifier.llm.interfaces.ChatModel`
-over one :class:`~verifier.http.client.PacedClient` (the house's cache → single flight →
-gate → retry path) built from the endpoint's limits: requests per minute as its rate
-class, tokens per minute as its weighted limit (each request weighs its estimated
-tokens), concurrency as its concurrency, and the disk cache it is given (the re-run from
-cache makes no call). It is the bench's stand-in for the remote chat backend that
-``open_models(session)`` will provide; it uses only the pure wire helpers of
-:mod:`adapters.llm.chat`.
+``GET <url>/_world/usage`` gives its exact counters. The judge reaches it through
+``open_models(session)``, the remote chat backend every run uses.
 """
 
 from __future__ import annotations
@@ -24,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import signal
 import sys
 import threading
@@ -34,15 +24,8 @@ from typing import Any
 
 import orjson
 
-from adapters.llm import chat as wire
-from verifier.http.cache import ResponseCache
-from verifier.http.client import CachePolicy, PacedClient
-from verifier.http.gate import SourceGate
-from verifier.http.policy import RateClass, RateHint, SourcePolicy
-from verifier.http.stats import RunStats
-from verifier.http.transport import HttpRequest, HttpResponse, Transport
 from verifier.llm.offline import OfflineChatModel, OfflineDecisionModel
-from verifier.llm.types import ChatMessage, ChatResult, Question
+from verifier.llm.types import ChatMessage, Question
 
 MODEL = "world-chat"
 
@@ -155,65 +138,6 @@ async def endpoint_process(limits: EndpointLimits, *, ttft_s: float, prefill_s_p
                 with contextlib.suppress(ProcessLookupError):
                     child.kill()
                 await child.wait()
-
-
-# ----------------------------------------------------------------------------- the client
-
-
-class _ChatReader:
-    """What a chat completion means: a :class:`ChatResult`, or an error the client
-    retries (a truncated body) or not (a refusal, a cut reply)."""
-
-    def __init__(self, model: str) -> None:
-        self.model = model
-
-    def read(self, request: HttpRequest, response: HttpResponse) -> ChatResult:
-        return wire.parse_response(response, model=self.model)
-
-    def positive(self, value: ChatResult) -> bool:
-        return True
-
-    def rate_hint(self, response: HttpResponse) -> RateHint | None:
-        return None
-
-
-def endpoint_policy(limits: EndpointLimits) -> SourcePolicy:
-    period = 60.0 / limits.time_scale
-    return SourcePolicy(
-        classes={"chat": RateClass(limits.rpm, period, limits.concurrency)},
-        max_concurrency=limits.concurrency, request_timeout_s=600.0, source_budget_s=600.0,
-        max_attempts=4, default_pause_s=1.0 / limits.time_scale,
-        weighted=RateClass(limits.tpm, period))
-
-
-class EndpointChat:
-    """A :class:`~verifier.llm.interfaces.ChatModel` over the endpoint (module doc)."""
-
-    backend = "chat"
-
-    def __init__(self, base_url: str, limits: EndpointLimits, transport: Transport,
-                 cache: ResponseCache | None, stats: RunStats, *,
-                 max_completion_tokens: int = 8192, model: str = MODEL) -> None:
-        policy = endpoint_policy(limits)
-        self.client = PacedClient(
-            "model", base_url=base_url, gate=SourceGate("model", policy, stats.source("model")),
-            transport=transport, cache=cache,
-            cache_policy=CachePolicy(read=True, positive_ttl_s=30 * 86400,
-                                     negative_ttl_s=86400))
-        self.model = model
-        self.max_completion_tokens = max_completion_tokens
-        self._reader = _ChatReader(model)
-
-    async def complete(self, messages: Sequence[ChatMessage], *,
-                       schema: Mapping[str, Any] | None = None,
-                       deadline: float | None = None) -> ChatResult:
-        request = wire.build_request(self.model, messages, schema=schema,
-                                     max_completion_tokens=self.max_completion_tokens)
-        request = dataclasses.replace(request, weight=request.cost, cost=0.0)
-        loop = asyncio.get_running_loop()
-        fetched = await self.client.fetch(request, deadline or loop.time() + 900.0,
-                                          self._reader)
-        return fetched.value
 
 
 if __name__ == "__main__":
