@@ -130,7 +130,8 @@ def settings_for(base_urls: dict[str, str], cache_dir: Path, time_scale: float,
                     base_urls={**DEFAULT_BASE_URLS, **base_urls}, sources=SERVICES,
                     cache_dir=cache_dir, time_scale=time_scale,
                     deadline_s=600.0 / time_scale + 60.0,
-                    models=ModelSettings(llm=llm))
+                    # The judge's batches answer with long JSON: room for it, as before.
+                    models=ModelSettings(llm=llm, max_completion_tokens=8192))
 
 
 async def one_run(name: str, papers: list[PaperInput], corpus: Path, cache_dir: Path,
