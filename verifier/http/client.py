@@ -70,10 +70,11 @@ from .transport import HttpRequest, HttpResponse, Transport
 
 T = TypeVar("T")
 
-MEMO_SIZE = 4096
+MEMO_SIZE = 1024
 """Decoded answers each client keeps in memory in front of the disk cache (least recently
-used first out). An entry is what a reader made of a cached or stored response; at a few
-kilobytes each, the bound keeps a client's memo to some megabytes."""
+used first out). An entry is the raw response (0.5–3.5 KB on average per source on the
+W&W run) and what the reader made of it, so a full memo is some megabytes per client;
+1,024 holds every answer of a 636-citation run (at most 585 requests per source)."""
 
 
 def _redact_error(exc: SourceError, secrets: tuple[str, ...]) -> None:
