@@ -57,7 +57,11 @@ def clean_text(value: object) -> str:
     """
     if not isinstance(value, str):
         return ""
-    return " ".join(unicodedata.normalize("NFC", strip_markup(value)).split())
+    text = strip_markup(value)
+    if not text.isascii():
+        # NFC leaves ASCII text as it is: only other text needs normalising.
+        text = unicodedata.normalize("NFC", text)
+    return " ".join(text.split())
 
 
 def strip_retracted_prefix(title: str) -> tuple[str, bool]:

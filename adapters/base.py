@@ -74,6 +74,14 @@ class SourceAdapter(ABC):
         """
         return None
 
+    def answer(
+        self, request: HttpRequest, response: HttpResponse
+    ) -> tuple[list[WorkRecord], HttpRequest | None]:
+        """``(parse(...), follow_up(...))`` for one response, the body read once where
+        the adapter can (an adapter whose ``follow_up`` depends on its records overrides
+        this). Raises what ``parse`` raises."""
+        return self.parse(request, response), self.follow_up(request, response)
+
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         """Rate-limit information in the response headers, if the service sends any."""
         return None

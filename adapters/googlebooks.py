@@ -91,17 +91,20 @@ class GoogleBooksAdapter(SourceAdapter):
         """A title-only search when ``intitle:`` with ``inauthor:`` found nothing: cited
         author lists are often out of order or wrong (a real book cited with errors must
         still be found)."""
-        query = dict(request.params).get("q", "")
-        if "inauthor:" not in query or query.startswith("isbn:"):
+        if _title_only_query(request) is None:
             return None
         try:
             if self.parse(request, response):
                 return None
         except SourceError:
             return None
-        title_only = " ".join(t for t in _TERM.findall(query) if not t.startswith("inauthor:"))
-        params = tuple((k, title_only if k == "q" else v) for k, v in request.params)
-        return replace(request, params=params)
+        return _title_only_query(request)
+
+    def answer(
+        self, request: HttpRequest, response: HttpResponse
+    ) -> tuple[list[WorkRecord], HttpRequest | None]:
+        records = self.parse(request, response)
+        return records, (None if records else _title_only_query(request))
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
         if response.status != 200:
@@ -150,6 +153,16 @@ class GoogleBooksAdapter(SourceAdapter):
             type=_TYPES.get(print_type, WorkType.BOOK),
             identifiers=Identifiers(isbn=isbn, issn=issn),
         )
+
+
+def _title_only_query(request: HttpRequest) -> HttpRequest | None:
+    """The title-only search for an ``intitle:`` with ``inauthor:`` request, else None."""
+    query = dict(request.params).get("q", "")
+    if "inauthor:" not in query or query.startswith("isbn:"):
+        return None
+    title_only = " ".join(t for t in _TERM.findall(query) if not t.startswith("inauthor:"))
+    params = tuple((k, title_only if k == "q" else v) for k, v in request.params)
+    return replace(request, params=params)
 
 
 def _identity_params(identity: Identity) -> tuple[tuple[str, str], ...]:

@@ -90,16 +90,20 @@ class OpenLibraryAdapter(SourceAdapter):
         """A title-only search when the search with the cited first author found nothing:
         Open Library wants every name to match, and cited author lists are often out of
         order or wrong (a real book cited with errors must still be found)."""
-        params = dict(request.params)
-        if request.path != "/search.json" or "author" not in params:
+        if _title_only_search(request) is None:
             return None
         try:
             if self.parse(request, response):
                 return None
         except SourceError:
             return None
-        kept = tuple((k, v) for k, v in request.params if k != "author")
-        return HttpRequest(path=request.path, params=kept, request_class=request.request_class)
+        return _title_only_search(request)
+
+    def answer(
+        self, request: HttpRequest, response: HttpResponse
+    ) -> tuple[list[WorkRecord], HttpRequest | None]:
+        records = self.parse(request, response)
+        return records, (None if records else _title_only_search(request))
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
         if response.status == 404 and request.path.startswith("/isbn/"):
@@ -272,3 +276,11 @@ def _policy(who: Identification) -> SourcePolicy:
 
 SERVICE = ServiceDeclaration("openlibrary", "https://openlibrary.org", None, _policy)
 """The service's one declaration: name, base URL, key variable, published limits."""
+
+
+def _title_only_search(request: HttpRequest) -> HttpRequest | None:
+    """The search without its author for a ``/search.json`` request with one, else None."""
+    if request.path != "/search.json" or all(k != "author" for k, _ in request.params):
+        return None
+    kept = tuple((k, v) for k, v in request.params if k != "author")
+    return HttpRequest(path=request.path, params=kept, request_class=request.request_class)

@@ -451,3 +451,36 @@ def test_an_empty_author_search_is_followed_by_a_title_only_search() -> None:
     assert "author" not in dict(follow.params)
     assert dict(follow.params)["title"] == dict(request.params)["title"]
     assert ADAPTER.follow_up(follow, empty) is None  # only one retry, and only with an author
+
+
+def test_answer_reads_the_body_once_and_agrees_with_parse_and_follow_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    citation = Citation(title="In the wake of the crisis: Leading economists reassess policy",
+                        authors=(Author(family="Blanchard", given="O."),))
+    request = ADAPTER.search_request(citation, Identity(api_key="k"))
+    assert request is not None
+    expected = {}
+    for name, body in EXAMPLE_BODIES.items():
+        response = HttpResponse(200, body)
+        expected[name] = (ADAPTER.parse(request, response), ADAPTER.follow_up(request, response))
+    parses = 0
+    original = type(ADAPTER).parse
+
+    def counted(self: object, *args: object) -> object:
+        nonlocal parses
+        parses += 1
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(ADAPTER), "parse", counted)
+    for name, body in EXAMPLE_BODIES.items():
+        parses = 0
+        assert ADAPTER.answer(request, HttpResponse(200, body)) == expected[name], name
+        assert parses == 1, name
+    assert expected["empty"][1] is not None and expected["found"][1] is None
+
+
+EXAMPLE_BODIES = {
+    "empty": current_envelope().body,
+    "found": current_envelope({"key": "/works/OL1W", "title": "In the wake of the crisis"}).body,
+}

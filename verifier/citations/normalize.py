@@ -43,6 +43,10 @@ def strip_markup(text: str) -> str:
 
     Markup that arrived entity-escaped ("&lt;i&gt;") is removed too.
     """
+    if "<" not in text and "&" not in text:
+        # Fast path, same output: every pattern below needs a "<", and unescaping
+        # needs a "&" (only unescaping could make a "<" appear).
+        return text
     # Tags go without a trace: inline markup sits inside words ("H<sub>2</sub>O").
     text = _TAG.sub("", _ANNOTATION.sub("", text))
     text = html.unescape(text)

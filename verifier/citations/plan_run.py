@@ -119,6 +119,9 @@ class PlanRun:
         self._independence = independence
         self._states: dict[str, _SourceState] = {}
         self._needed = 1
+        self._witnesses: int | None = None
+        """The count of independent matching sources, kept until a source's answer
+        changes (every change goes through :meth:`_add`)."""
 
     async def run(self, plan: SourcePlan, *, needed: int, width: int | None = None) -> None:
         """Run ``plan`` until ``needed`` independent sources match or the plan is done;
@@ -128,8 +131,9 @@ class PlanRun:
         still needed (the cheapest schedule that still answers as soon as possible)."""
         self._needed = needed
         for name in plan.not_applicable:
-            self._state(name).add(
-                SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
+            self._add(
+                name,
+                SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search"),
             )
         await self._run_steps(plan.steps, needed, width)
         if plan.fallback and 0 < self.witnesses() < needed:
@@ -145,8 +149,7 @@ class PlanRun:
             remaining[step.source] += 1
 
         def finished(step: PlanStep, outcome: _StepOutcome) -> None:
-            state = self._state(step.source)
-            state.add(outcome.result, outcome.flags)
+            state = self._add(step.source, outcome.result, outcome.flags)
             remaining[step.source] -= 1
             state.pending = remaining[step.source] > 0
 
@@ -166,7 +169,18 @@ class PlanRun:
         )
 
     def witnesses(self) -> int:
-        return len(independent_groups(self._partial_results(), self._independence))
+        """Independent matching sources so far (recounted only after an answer came)."""
+        if self._witnesses is None:
+            self._witnesses = len(
+                independent_groups(self._partial_results(), self._independence))
+        return self._witnesses
+
+    def _add(self, source: str, result: SourceResult,
+             flags: frozenset[str] = frozenset()) -> _SourceState:
+        state = self._state(source)
+        state.add(result, flags)
+        self._witnesses = None
+        return state
 
     def results(self) -> dict[str, SourceResult]:
         """Each asked source's answer. A source whose steps did not all run says what it

@@ -49,8 +49,8 @@ class AdapterReader:
         self.adapter = adapter
 
     def read(self, request: HttpRequest, response: HttpResponse) -> SourceAnswer:
-        records = self.adapter.parse(request, response)
-        return SourceAnswer(records, self.adapter.follow_up(request, response))
+        records, follow_up = self.adapter.answer(request, response)
+        return SourceAnswer(records, follow_up)
 
     def positive(self, value: SourceAnswer) -> bool:
         return bool(value.records) or value.follow_up is not None

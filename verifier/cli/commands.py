@@ -21,7 +21,7 @@ from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
 
-from .judge import add_judge_command
+from .judge_command import add_judge_command
 from .models import add_models_command
 from .premises import add_premises_command
 from .serve import add_serve_command

@@ -63,48 +63,6 @@ from .output import JsonlWriter, LineQueue
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
-def add_judge_command(commands: Any, common: argparse.ArgumentParser) -> None:
-    judge = commands.add_parser(
-        "judge", parents=[common], help="judge review comments against papers' claims",
-        description="Judge each source's review comments against the papers' major claims "
-                    "(ReviewBench's steps) and check each paper's references, on one loop.")
-    judge.add_argument("papers", type=Path, metavar="PAPERS",
-                       help="papers JSON lines (eLife, NeurIPS or {paper_id, title, text})")
-    judge.add_argument("--comments", type=Path, metavar="FILE",
-                       help="{paper_id, source, comment} JSON lines for other sources")
-    judge.add_argument("--references", type=Path, metavar="FILE",
-                       help="per-reference reports (default: <output>.references.jsonl)")
-    judge.add_argument("--no-references", action="store_true",
-                       help="do not check the papers' references")
-    judge.add_argument("--report", type=Path, metavar="FILE", help="write report.json")
-    judge.add_argument("--resume", action="store_true",
-                       help="skip the (paper, source) pairs already in --output")
-    judge.add_argument("--papers-in-flight", type=_count, default=4, metavar="N")
-    judge.add_argument("--calls-per-paper", type=_count, default=4, metavar="N")
-    judge.add_argument("--calls-per-source", type=_count, default=2, metavar="N")
-    judge.add_argument("--batch-size", type=_count, default=40, metavar="N",
-                       help="comments per model call (default 40)")
-    judge.add_argument("--references-per-paper", type=_count, default=8, metavar="N")
-    judge.add_argument("--published-venue", default="eLife",
-                       help="ReviewBench venue whose published means the table shows "
-                            "(eLife, ICLR, NHB; 'none' to leave them out)")
-    judge.add_argument("--base-url", action="append", default=[], metavar="SOURCE=URL",
-                       help="where a bibliographic source lives (repeatable)")
-    judge.add_argument("--cache-dir", type=Path, metavar="DIR")
-    judge.add_argument("--no-cache", action="store_true")
-    judge.set_defaults(handler=run_judge)
-
-
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 1 <= number <= 10_000:
-        raise argparse.ArgumentTypeError(f"{number} is out of range 1..10000")
-    return number
-
-
 def chat_model(session: Session) -> ChatModel:
     """The judge's chat model, as the settings say (``VERIFIER_LLM_*``); the offline
     baseline when none is configured."""
@@ -347,4 +305,4 @@ class _NoQueue:
         return None
 
 
-__all__ = ["add_judge_command", "chat_model", "read_lines", "run_judge", "scan_prior"]
+__all__ = ["chat_model", "read_lines", "run_judge", "scan_prior"]

@@ -27,6 +27,8 @@ import asyncio
 import logging
 import math
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -60,6 +62,19 @@ LOCK_TIMEOUT_S = 2.0
 """How long one cache operation waits for a lock held by another process before the
 storage counts as failed (SQLite's busy timeout; diskcache's default is a minute)."""
 
+READ_BUSY_TIMEOUT_S = 0.005
+"""How long a read on the event loop's thread (:meth:`ResponseCache.get_now`) waits for a
+lock before giving up and leaving the read to the worker thread. Reads in WAL mode do not
+wait for writers, so this bounds only the rare checkpoint or recovery."""
+
+UNDECIDED: Any = object()
+"""What :meth:`ResponseCache.get_now` returns when it could not read on the spot (a lock,
+an entry in a file, an entry to check further): ask :meth:`ResponseCache.get`."""
+
+_SELECT = (
+    "SELECT mode, value FROM Cache WHERE key = ? AND raw = 1"
+    " AND (expire_time IS NULL OR expire_time > ?)"
+)
 _LENGTH_BYTES = 4
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
@@ -186,9 +201,12 @@ class ResponseCache:
       :meth:`HttpRequest.cache_key() <verifier.transport.HttpRequest.cache_key>`.
     - Entries written under another ``format_version`` are invisible.
 
-    Every diskcache call runs on one worker thread owned by the instance, off the event
-    loop; diskcache keeps one SQLite connection per thread, so a single thread means one
-    connection, opened and closed on that thread. Several instances and processes may
+    Reads are made on the calling thread when they can be at once (:meth:`get_now`: one
+    read-only connection, a busy timeout of :data:`READ_BUSY_TIMEOUT_S`); everything else
+    (writes, deletes, opening, closing, reads that cannot be made at once) runs on one
+    worker thread owned by the instance, off the event loop; diskcache keeps one SQLite
+    connection per thread, so a single thread means one connection, opened and closed on
+    that thread. Several instances and processes may
     share a directory (SQLite in WAL mode). The instance is not bound to an event loop.
     """
 
@@ -203,6 +221,8 @@ class ResponseCache:
         "_hits",
         "_misses",
         "_on_failure",
+        "_reader",
+        "_reader_lock",
         "_storage_errors",
         "_stores",
     )
@@ -232,6 +252,8 @@ class ResponseCache:
         self._failed: str | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-cache")
         self._closed = False
+        self._reader: sqlite3.Connection | None = None
+        self._reader_lock = threading.Lock()
         try:
             self._cache: Any = self._executor.submit(
                 self._open, size_limit_bytes, lock_timeout_s).result()
@@ -264,6 +286,14 @@ class ResponseCache:
             # Opening alone does not read every page: touch the table, so a corrupt file
             # is found now, not on the first request.
             cache.get("v0:probe")
+            # The connection for reads on the loop's thread (get_now): opened here, on the
+            # worker, read-only, with a busy timeout of milliseconds.
+            reader = sqlite3.connect(
+                database, timeout=READ_BUSY_TIMEOUT_S, check_same_thread=False,
+                isolation_level=None,
+            )
+            reader.execute("PRAGMA query_only = 1")
+            self._reader = reader
         except BaseException:
             cache.close()
             raise
@@ -315,8 +345,58 @@ class ResponseCache:
         self, source: str, request_key: str, *, origin: str = ""
     ) -> HttpResponse | None:
         """The stored response for this request from ``source`` at ``origin``, or
-        ``None``."""
+        ``None``. Read on the calling thread when that can be done at once
+        (:meth:`get_now`), else on the worker thread."""
+        found = self.get_now(source, request_key, origin=origin)
+        if found is not UNDECIDED:
+            return found
         return await self._run(self._get_blocking, self._key(source, origin, request_key))
+
+    def get_now(
+        self, source: str, request_key: str, *, origin: str = ""
+    ) -> HttpResponse | None | Any:
+        """The stored response, ``None`` on a miss, or :data:`UNDECIDED` when it cannot be
+        read on the calling thread at once; then :meth:`get` reads it on the worker.
+
+        Meant for the event loop's thread: one indexed SQLite ``SELECT`` (tens of
+        microseconds), bounded by :data:`READ_BUSY_TIMEOUT_S` when another process holds
+        a lock. Anything else (an entry stored in a file, an entry that does not decode,
+        a busy or failing database, another thread using the connection) is
+        ``UNDECIDED`` and left to the worker, which handles it as :meth:`get` always has.
+        Writes, opening and closing never happen here."""
+        if self._closed:
+            raise RuntimeError(f"{self!r} used after close()")
+        key = self._key(source, origin, request_key)
+        if self._failed is not None:
+            self._misses += 1
+            return None
+        reader = self._reader
+        if reader is None or not self._reader_lock.acquire(blocking=False):
+            return UNDECIDED
+        try:
+            rows = self._select_on_loop(reader, key)
+        except sqlite3.Error:
+            return UNDECIDED  # busy, or failing: the worker finds out which, and reports
+        finally:
+            self._reader_lock.release()
+        if not rows:
+            self._misses += 1
+            return None
+        ((mode, value),) = rows
+        if mode != MODE_RAW or type(value) is not bytes:
+            return UNDECIDED
+        try:
+            response = decode_response(value)
+        except ValueError:
+            return UNDECIDED  # the worker discards it and counts it
+        self._hits += 1
+        return response
+
+    @staticmethod
+    def _select_on_loop(reader: sqlite3.Connection, key: str) -> list[Any]:
+        """The one blocking call made on the loop's thread, bounded by the busy timeout
+        (the test suite's blocking-call detector allows exactly this function)."""
+        return reader.execute(_SELECT, (key, time.time())).fetchall()
 
     def _get_blocking(self, key: str) -> HttpResponse | None:
         if self._failed is not None:
@@ -401,9 +481,16 @@ class ResponseCache:
         self._closed = True
         try:
             # On the worker thread: that is where diskcache's connection lives.
-            self._executor.submit(self._cache.close).result()
+            self._executor.submit(self._close_connections).result()
         finally:
             self._executor.shutdown(wait=True)
+
+    def _close_connections(self) -> None:
+        with self._reader_lock:
+            reader, self._reader = self._reader, None
+            if reader is not None:
+                reader.close()
+        self._cache.close()
 
     @classmethod
     async def open(cls, directory: Path, **options: Any) -> ResponseCache:

@@ -6,6 +6,7 @@ The engine only increments; readers (the progress bar, benchmarks) take snapshot
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 from .redact import redact
@@ -60,8 +61,9 @@ class RunStats:
             self.notices.append(message)
 
     def redact(self, text: str) -> str:
-        """``text`` without any credential (the last line of defence before output)."""
-        return redact(text, self.secrets)
+        """``text`` without any credential (the last line of defence before output).
+        Memoised: the same few reasons and errors recur for every citation."""
+        return _redact_memo(text, self.secrets)
 
     def source(self, name: str) -> SourceStats:
         stats = self.sources.get(name)
@@ -72,3 +74,8 @@ class RunStats:
     @property
     def requests(self) -> int:
         return sum(s.requests for s in self.sources.values())
+
+
+@lru_cache(maxsize=4096)
+def _redact_memo(text: str, secrets: tuple[str, ...]) -> str:
+    return redact(text, secrets)

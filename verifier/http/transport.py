@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 import aiohttp
 from yarl import URL
@@ -58,7 +59,7 @@ class HttpRequest:
     per minute); 0 where the service has none."""
 
     def url(self, base_url: str) -> str:
-        query = urlencode(self.params + self.identity_params)
+        query = query_string(self.params + self.identity_params)
         url = base_url.rstrip("/") + self.path
         return f"{url}?{query}" if query else url
 
@@ -70,12 +71,27 @@ class HttpRequest:
     def cache_key(self) -> str:
         """The request as the cache sees it: method, path, sorted parameters and a hash of
         the body; never identity (keys, contact address)."""
-        key = self.path + "?" + urlencode(sorted(self.params))
+        key = self.path + "?" + query_string(sorted(self.params))
         if self.method != "GET":
             key = f"{self.method} {key}"
         if self.body is not None:
             key += "#" + hashlib.sha256(self.body).hexdigest()
         return key
+
+
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.~-]*")
+
+
+def _quote_plus(value: object) -> str:
+    text = value if isinstance(value, str) else str(value)
+    # quote_plus leaves these characters as they are: spare it the work.
+    return text if _URL_SAFE.fullmatch(text) else quote_plus(text)
+
+
+def query_string(params: Sequence[tuple[object, object]]) -> str:
+    """``urllib.parse.urlencode(params)``, the same string, with a fast path for names and
+    values that need no quoting (most of them)."""
+    return "&".join(f"{_quote_plus(k)}={_quote_plus(v)}" for k, v in params)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ parser runs for most references.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from verifier.citations.models import Citation
 
@@ -28,9 +29,21 @@ _AUTHOR_DATE = re.compile(
 then a date: "(2019).", "(n.d.).", "(4th century BCE).", or a bare ". 2013. "."""
 
 
+PARSE_CACHE_SIZE = 8192
+"""Parsed references kept in memory, least recently used out: a text checked again (a
+reference list cited twice, a re-run in one process) is not parsed again. A
+:class:`Citation` is immutable, so one value may serve every caller; a few kilobytes
+each, so some tens of megabytes at most."""
+
+
+@lru_cache(maxsize=PARSE_CACHE_SIZE)
 def parse_citation(text: str) -> Citation:
     """Parse one free-text reference (see the module docstring for which parser reads
-    it). Never raises on any text."""
+    it). Never raises on any text. Pure, so memoised (:data:`PARSE_CACHE_SIZE`)."""
+    return _parse(text)
+
+
+def _parse(text: str) -> Citation:
     if _AUTHOR_DATE.match(text[:500].lstrip()):
         ruled = parse_rules(text)
         if ruled.title and (ruled.authors or ruled.year is not None):

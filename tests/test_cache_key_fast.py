@@ -1,0 +1,29 @@
+"""The cache key's query string is exactly urlencode's, with or without its fast path."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from verifier.http.transport import HttpRequest, query_string
+
+WORDS = st.one_of(
+    st.text(),
+    st.text(alphabet="abcXYZ019_.~-", max_size=8),
+    st.sampled_from(["", "a b", "intitle:\"x y\"", "é", "&=+%", "10.1000/xyz", "q"]),
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.tuples(WORDS, WORDS), max_size=6))
+@example([("query", "plain"), ("rows", "5")])
+@example([("q", 'intitle:"A b" inauthor:"Ç"'), ("mailto", "x@y.org")])
+def test_query_string_is_urlencode(params: list[tuple[str, str]]) -> None:
+    assert query_string(params) == urlencode(params)
+
+
+def test_cache_key_sorts_parameters_and_quotes_like_before() -> None:
+    request = HttpRequest("/works", (("rows", "5"), ("query", "a b&c")))
+    assert request.cache_key() == "/works?query=a+b%26c&rows=5"

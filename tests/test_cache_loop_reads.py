@@ -1,0 +1,215 @@
+"""Cache reads on the loop's thread: bounded, never frozen by another process, with the
+worker as fall-back; the client's memo and single flight in front of the disk."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from verifier.errors import UnexpectedStatus
+from verifier.http import cache as cache_module
+from verifier.http import client as client_module
+from verifier.http.cache import UNDECIDED, ResponseCache
+from verifier.http.client import CachePolicy, PacedClient
+from verifier.http.gate import SourceGate
+from verifier.http.mock import MockTransport
+from verifier.http.policy import RateClass, RateHint, SourcePolicy
+from verifier.http.stats import SourceStats
+from verifier.http.transport import HttpRequest, HttpResponse
+
+DAY = 86_400.0
+RESPONSE = HttpResponse(200, b"an answer", {"content-type": "text/plain"})
+READ = CachePolicy(read=True, positive_ttl_s=DAY, negative_ttl_s=DAY)
+
+# A second process that takes SQLite's write lock on the cache and holds it, with a write
+# pending, until it is killed.
+HOLD_WRITE_LOCK = """
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+con.execute("BEGIN IMMEDIATE")
+con.execute("UPDATE Settings SET value = value WHERE key = 'count'")
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[ResponseCache]:
+    response_cache = ResponseCache(tmp_path / "cache", lock_timeout_s=1.0)
+    yield response_cache
+    response_cache.close()
+
+
+class CountingReader:
+    """Reads bodies as text and counts how often it was asked to."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self, request: HttpRequest, response: HttpResponse) -> str:
+        self.reads += 1
+        if response.status != 200:
+            raise UnexpectedStatus(f"HTTP {response.status}", response.status)
+        return response.body.decode()
+
+    def positive(self, value: str) -> bool:
+        return bool(value)
+
+    def rate_hint(self, response: HttpResponse) -> RateHint | None:
+        return None
+
+
+def make_client(cache: ResponseCache) -> tuple[PacedClient, MockTransport]:
+    transport = MockTransport(lambda _base, request: HttpResponse(200, request.path.encode()))
+    policy = SourcePolicy(classes={"all": RateClass(100, 1.0, 100)}, max_concurrency=10)
+    gate = SourceGate("svc", policy, SourceStats())
+    client = PacedClient("svc", base_url="http://svc.test", gate=gate, transport=transport,
+                         cache=cache, cache_policy=READ, rng=random.Random(7))
+    return client, transport
+
+
+@pytest.mark.asyncio
+async def test_a_hit_is_read_at_once_on_the_calling_thread(cache: ResponseCache) -> None:
+    await cache.put("svc", "/k", RESPONSE, DAY)
+    assert cache.get_now("svc", "/k") == RESPONSE
+    assert cache.get_now("svc", "/absent") is None
+    assert cache.get_now("other", "/k") is None  # sources stay apart on this path too
+    stats = await cache.stats()
+    assert (stats.hits, stats.misses) == (1, 2)
+
+
+@pytest.mark.asyncio
+async def test_an_expired_entry_is_a_miss_on_the_loop_path(cache: ResponseCache) -> None:
+    await cache.put("svc", "/k", RESPONSE, 0.05)
+    await asyncio.sleep(0.1)
+    assert cache.get_now("svc", "/k") is None
+
+
+@pytest.mark.asyncio
+async def test_a_busy_database_leaves_the_read_to_the_worker(
+    cache: ResponseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await cache.put("svc", "/k", RESPONSE, DAY)
+
+    def busy(*_args: object) -> list[object]:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(ResponseCache, "_select_on_loop", staticmethod(busy))
+    assert cache.get_now("svc", "/k") is UNDECIDED
+    assert await cache.get("svc", "/k") == RESPONSE  # the worker reads it
+    assert cache.failed is None
+
+
+@pytest.mark.asyncio
+async def test_an_entry_stored_in_a_file_is_read_by_the_worker(cache: ResponseCache) -> None:
+    big = HttpResponse(200, b"x" * 100_000)  # diskcache keeps large values in files
+    await cache.put("svc", "/big", big, DAY)
+    assert cache.get_now("svc", "/big") is UNDECIDED
+    assert await cache.get("svc", "/big") == big
+
+
+@pytest.mark.asyncio
+async def test_a_writer_in_another_process_never_freezes_the_loop(
+    cache: ResponseCache,
+) -> None:
+    await cache.put("svc", "/k", RESPONSE, DAY)
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", HOLD_WRITE_LOCK, str(cache.directory / "cache.db"),
+        stdout=asyncio.subprocess.PIPE)
+    try:
+        assert holder.stdout is not None
+        assert (await holder.stdout.readline()).strip() == b"locked"
+        gaps: list[float] = []
+
+        async def tick() -> None:
+            last = time.perf_counter()
+            while True:
+                await asyncio.sleep(0.005)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+
+        ticker = asyncio.create_task(tick())
+        slowest = 0.0
+        for _ in range(50):
+            started = time.perf_counter()
+            assert cache.get_now("svc", "/k") == RESPONSE  # WAL: readers pass the writer
+            slowest = max(slowest, time.perf_counter() - started)
+            await asyncio.sleep(0)
+        # A write waits for the lock on the worker (and gives up after lock_timeout_s);
+        # the loop keeps turning meanwhile.
+        await cache.put("svc", "/new", RESPONSE, DAY)
+        ticker.cancel()
+        await asyncio.gather(ticker, return_exceptions=True)
+    finally:
+        holder.kill()
+        await holder.wait()
+    assert slowest < cache_module.READ_BUSY_TIMEOUT_S + 0.05
+    assert cache.failed is not None and "locked" in cache.failed
+    assert max(gaps) < 0.25, f"the loop froze for {max(gaps):.2f}s"
+
+
+@pytest.mark.asyncio
+async def test_the_memo_serves_repeats_without_reading_disk_or_decoding_again(
+    cache: ResponseCache,
+) -> None:
+    client, transport = make_client(cache)
+    reader = CountingReader()
+    request = HttpRequest("/works/1")
+    first = await client.fetch(request, asyncio.get_running_loop().time() + 5, reader)
+    for _ in range(3):
+        again = await client.fetch(request, asyncio.get_running_loop().time() + 5, reader)
+        assert (again.value, again.cached, again.requests) == ("/works/1", True, 0)
+    assert (first.requests, len(transport.sent), reader.reads) == (1, 1, 1)
+    assert (await cache.stats()).hits == 0  # never went to disk
+
+
+@pytest.mark.asyncio
+async def test_the_memo_is_bounded_least_recently_used_out(
+    cache: ResponseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client_module, "MEMO_SIZE", 2)
+    client, _transport = make_client(cache)
+    reader = CountingReader()
+    due = asyncio.get_running_loop().time() + 5
+    for path in ("/a", "/b", "/a", "/c"):  # /b is the least recently used when /c comes
+        await client.fetch(HttpRequest(path), due, reader)
+    assert reader.reads == 3
+    assert len(client._memo) == 2
+    await client.fetch(HttpRequest("/a"), due, reader)  # still in memory
+    assert (reader.reads, (await cache.stats()).hits) == (3, 0)
+    await client.fetch(HttpRequest("/b"), due, reader)  # dropped: read from disk again
+    assert (reader.reads, (await cache.stats()).hits) == (4, 1)
+
+
+@pytest.mark.asyncio
+async def test_identical_requests_share_one_worker_cache_read(
+    cache: ResponseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = HttpRequest("/works/1").cache_key()
+    await cache.put("svc", key, RESPONSE, DAY, origin="http://svc.test")
+    monkeypatch.setattr(ResponseCache, "get_now", lambda *_a, **_k: UNDECIDED)
+    worker_reads = 0
+    original = ResponseCache.get
+
+    async def counted(self: ResponseCache, *args: object, **kwargs: object) -> object:
+        nonlocal worker_reads
+        worker_reads += 1
+        return await original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ResponseCache, "get", counted)
+    client, transport = make_client(cache)
+    reader = CountingReader()
+    due = asyncio.get_running_loop().time() + 5
+    answers = await asyncio.gather(
+        *(client.fetch(HttpRequest("/works/1"), due, reader) for _ in range(5)))
+    assert {a.value for a in answers} == {"an answer"}
+    assert all(a.cached and a.requests == 0 for a in answers)
+    assert (worker_reads, reader.reads, len(transport.sent)) == (1, 1, 0)
