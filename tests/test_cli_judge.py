@@ -140,3 +140,16 @@ def test_without_output_the_lines_go_to_stdout_and_the_report_is_still_built(
     assert {"P1:human", "P1:tool", "P2:human", "P2:tool", "P3"} <= ids
     assert "| Points to a claim |" in captured.err  # the table, not mixed into the lines
     assert json.loads(report.read_text())["papers"] == 2 and code == 3
+
+
+def test_resume_knows_which_reference_reports_were_written(tmp_path: Path) -> None:
+    """A paper checked only in part before an interruption is checked again on --resume;
+    the reports already written are recognised (and so not written twice)."""
+    from verifier.cli.judge import scan_reports
+
+    path = tmp_path / "judged.jsonl.references.jsonl"
+    path.write_text(json.dumps({"paper_id": "P1", "report": {"id": "r1"}}) + "\n"
+                    + json.dumps({"paper_id": "P1", "report": {"id": "r2"}}) + "\n"
+                    + '{"paper_id": "P2", "repo')  # a cut line: not a written report
+    assert scan_reports(path) == {("P1", "r1"), ("P1", "r2")}
+    assert scan_reports(tmp_path / "absent.jsonl") == set()

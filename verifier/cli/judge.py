@@ -78,6 +78,10 @@ def chat_model(session: Session) -> ChatModel:
 class Prior:
     ids: set[str] = field(default_factory=set)
     references: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reports: set[tuple[str, str]] = field(default_factory=set)
+    """(paper id, report id) of the per-reference reports already written: a paper whose
+    references were checked only in part before an interruption is checked again, and
+    the reports written the first time are not written twice."""
     """paper_id → the reference summary an earlier line carries."""
 
 
@@ -109,6 +113,19 @@ def scan_prior(path: Path) -> Prior:
                                                                          str):
             prior.references.setdefault(line["paper_id"], refs)
     return prior
+
+
+def scan_reports(path: Path) -> set[tuple[str, str]]:
+    """The (paper id, report id) pairs of a per-reference reports file."""
+    found: set[tuple[str, str]] = set()
+    if not path.exists():
+        return found
+    for line in read_lines(path):
+        report = line.get("report") if line is not None else None
+        if line is not None and isinstance(report, dict) and isinstance(
+                line.get("paper_id"), str) and isinstance(report.get("id"), str):
+            found.add((line["paper_id"], report["id"]))
+    return found
 
 
 # ----------------------------------------------------------------------------- the command
@@ -155,6 +172,7 @@ def run_judge(args: argparse.Namespace) -> int:
         repair_tail_safe(args.output)
         if references_path is not None:
             repair_tail_safe(references_path)
+            prior.reports = scan_reports(references_path)
     run = _JudgeCommand(args, settings, papers, errors, prior, references_path)
     started = time.perf_counter()
     interrupted = False
@@ -226,7 +244,12 @@ class _JudgeCommand:
             todo = [p for p in self.papers.values() if self._plan(p)[0]]
             async with LineQueue(refs) if refs is not None else _NoQueue() as ref_lines:
 
+                written = self.prior.reports
+
                 async def on_reference(paper_id: str, report: Any) -> None:
+                    if (paper_id, report.id) in written:
+                        return  # written before the interruption
+                    written.add((paper_id, report.id))
                     await ref_lines.put(orjson.dumps(
                         {"paper_id": paper_id, "report": report},
                         option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY))
