@@ -72,19 +72,11 @@ def _kind(record: Mapping[str, object]) -> str:
 
 
 def _plain(record: Mapping[str, object], where: str) -> Paper | ItemError:
-    paper_id = text_field(record, "paper_id")
-    if paper_id is None:
-        return ItemError(where, "no paper_id")
-    text = text_field(record, "text")
-    if text is None:
-        return ItemError(paper_id, "no paper text")
-    refs = record.get("references", [])
-    if refs is None:
-        refs = []
-    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-        return ItemError(paper_id, "references must be a list of strings")
-    return Paper(paper_id, text_field(record, "title") or "", text,
-                 tuple(r.strip() for r in refs if r.strip()), ())
+    fields = neurips.paper_fields(record, where)
+    if isinstance(fields, ItemError):
+        return fields
+    paper_id, text, refs = fields
+    return Paper(paper_id, text_field(record, "title") or "", text, refs, ())
 
 
 def paper_input(record: Mapping[str, object], where: str) -> PaperInput | ItemError:

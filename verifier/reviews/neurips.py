@@ -27,16 +27,27 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def paper_from_record(record: Mapping[str, object], where: str) -> Paper | ItemError:
+def paper_fields(record: Mapping[str, object], where: str
+                 ) -> tuple[str, str, tuple[str, ...]] | ItemError:
+    """A paper record's id, text and references (``None`` or absent: none), or the error
+    naming it; shared by every reader of paper records."""
     paper_id = text_field(record, "paper_id")
     if paper_id is None:
         return ItemError(where, "no paper_id")
     text = text_field(record, "text")
     if text is None:
         return ItemError(paper_id, "no paper text")
-    refs = record.get("references", [])
+    refs = record.get("references") or []
     if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
         return ItemError(paper_id, "references must be a list of strings")
+    return paper_id, text, tuple(r.strip() for r in refs if r.strip())
+
+
+def paper_from_record(record: Mapping[str, object], where: str) -> Paper | ItemError:
+    fields = paper_fields(record, where)
+    if isinstance(fields, ItemError):
+        return fields
+    paper_id, text, refs = fields
     raw_reviews = record.get("reviews")
     reviews = tuple(
         Review(text_field(r, "reviewer") or f"Reviewer {i}", body,
@@ -46,8 +57,7 @@ def paper_from_record(record: Mapping[str, object], where: str) -> Paper | ItemE
     )
     if not reviews:
         return ItemError(paper_id, "no review text")
-    return Paper(paper_id, text_field(record, "title") or "", text,
-                 tuple(r.strip() for r in refs if r.strip()), reviews,
+    return Paper(paper_id, text_field(record, "title") or "", text, refs, reviews,
                  text_field(record, "decision"))
 
 
