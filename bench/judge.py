@@ -49,7 +49,6 @@ import argparse
 import asyncio
 import json
 import math
-import socket
 import sys
 import tempfile
 import time
@@ -61,7 +60,7 @@ from typing import Any
 import orjson
 from judge_endpoint import MODEL, EndpointLimits, endpoint_process
 from judge_world import SERVICES, build_corpus
-from walters_wilder import ANY_KEYS, MAILTO, LoopLagSampler
+from walters_wilder import ANY_KEYS, MAILTO, LoopLagSampler, free_port
 
 from verifier.citations.checker import CitationChecker
 from verifier.judge.inputs import PaperInput, read_papers
@@ -408,13 +407,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.world_port, args.endpoint_port = free_port(), free_port()
     return args
 
-
-def free_port() -> int:
-    """A port free now on loopback, for a server every run will bind."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def main(argv: Sequence[str] | None = None) -> int:
