@@ -536,8 +536,9 @@ async def test_a_single_limit_source_paces_lookups_and_searches_together() -> No
 
 @pytest.mark.asyncio
 async def test_one_match_sends_the_citation_to_the_fallback_sources_none_does_not() -> None:
-    """Found in Crossref only among the planned sources: the fallback asks the skipped
-    sources for a second witness. Found nowhere: the fallback is not spent."""
+    """Found in Crossref only among the planned sources: the fallback asks Semantic
+    Scholar (1 request a second) for a second witness. Found nowhere: the fallback is not
+    spent, although Semantic Scholar would have matched."""
     from verifier.settings import SOURCE_NAMES as ALL_SOURCES
 
     pol = {name: fast_policy() for name in ALL_SOURCES}
@@ -569,8 +570,12 @@ async def test_one_match_sends_the_citation_to_the_fallback_sources_none_does_no
     assert found_once.status is Status.UNCONFIRMED
     assert found_once.sources["pubmed"].status is SourceStatus.NO_MATCH
     assert found_once.sources["doaj"].status is SourceStatus.NO_MATCH
+    assert found_once.sources["semanticscholar"].status is SourceStatus.NO_MATCH
     assert nowhere.status is Status.NO_TRACE
-    assert "pubmed" not in asked_for_nowhere and "doaj" not in asked_for_nowhere
+    assert {"crossref", "openalex", "pubmed", "doaj"} <= asked_for_nowhere
+    assert "semanticscholar" not in asked_for_nowhere
+    unasked = nowhere.sources["semanticscholar"]
+    assert unasked.status is SourceStatus.SKIPPED and "only confirms" in (unasked.reason or "")
 
 
 @pytest.mark.asyncio

@@ -31,6 +31,7 @@ def source_status(error: SourceError) -> SourceStatus:
 
 
 NOT_NEEDED = "not needed: agreement already reached"
+ONLY_TO_CONFIRM = "not asked: it only confirms a work another source has found"
 CUT_OFF = "not checked before the citation's deadline"
 
 
@@ -125,7 +126,10 @@ class PlanRun:
 
     async def run(self, plan: SourcePlan, *, needed: int, width: int | None = None) -> None:
         """Run ``plan`` until ``needed`` independent sources match or the plan is done;
-        then, if some but too few sources match, its fallback steps.
+        then, if no source matched, its ``if_none`` steps; then, if some but too few
+        sources match, its fallback steps (less the sources already asked). When no
+        source matched, the fallback's sources are reported ``skipped``
+        (:data:`ONLY_TO_CONFIRM`).
 
         At most ``width`` steps are in flight; by default only as many as matches are
         still needed (the cheapest schedule that still answers as soon as possible)."""
@@ -136,8 +140,20 @@ class PlanRun:
                 SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search"),
             )
         await self._run_steps(plan.steps, needed, width)
+        if plan.if_none and self.witnesses() == 0:
+            await self._run_steps(plan.if_none, needed, width)
         if plan.fallback and 0 < self.witnesses() < needed:
-            await self._run_steps(plan.fallback, needed, width)
+            asked = set(self._states)
+            await self._run_steps(
+                tuple(step for step in plan.fallback
+                      if step.source not in asked or step.kind is StepKind.LOOKUP),
+                needed, width)
+        elif self.witnesses() == 0:
+            # Found nowhere: the fallback's sources were not asked, and say so.
+            for source in dict.fromkeys(step.source for step in plan.fallback):
+                if source not in self._states:
+                    self._add(source, SourceResult(SourceStatus.SKIPPED,
+                                                   reason=ONLY_TO_CONFIRM))
 
     async def _run_steps(
         self, steps: tuple[PlanStep, ...], needed: int, width: int | None

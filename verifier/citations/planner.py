@@ -1,10 +1,21 @@
 """Which sources to ask about a citation, how, and in what order: tables, not code paths.
 
-A plan is one ordered list of steps. Identifier lookups come first (a cited DOI, PMID,
-arXiv id or ISBN goes straight to the services that resolve it), cheapest first; then
-bibliographic searches, in an order chosen by the citation's type and field, cheapest
-and most generous first. The engine runs the steps in order, only as many at a time as
-it still needs agreeing sources, and stops as soon as the agreement rule holds.
+A plan has three tiers, each asked in order, only as many steps at a time as
+independent matches are still needed, until the agreement rule holds:
+
+1. **steps**: identifier lookups at the authorities (a cited DOI at Crossref and
+   OpenAlex, a PMID at OpenAlex, an ISBN at Open Library, an arXiv id at arXiv), then
+   bibliographic searches in an order chosen by the citation's type and field;
+2. **if_none**: when the steps found the work nowhere, more places to look for it;
+3. **fallback**: when some source found it but too few agree, where a second witness
+   may be (the if_none sources not asked yet among them).
+
+The tiers are how the plan spends the run's bottlenecks. Semantic Scholar and Google
+Books allow one request a second (arXiv one per three), against Crossref's 150,
+OpenAlex's 100, PubMed's 10 and DOAJ's 2 with keys: a scarce source is asked to confirm
+what a cheaper one found, not to search for what nobody holds, except where it is the
+likeliest holder left (Semantic Scholar for a book the cheap sources miss, Google Books
+for chapters and reports).
 
 A chapter is also checked as its book: :func:`book_plan` searches the book sources for
 the container with its editors, and the report shows that check apart from the verdict.
@@ -46,31 +57,43 @@ IDENTIFIER_LOOKUPS: Mapping[str, tuple[str, ...]] = {
     "doaj": ("doi",),
 }
 
-ARTICLE_SEARCHES = ("crossref", "openalex", "semanticscholar")
-BOOK_SEARCHES = ("openlibrary", "openalex", "crossref", "googlebooks")
-"""Open Library first; Google Books, the run's bottleneck (1 request a second against
-Open Library's 3 and OpenAlex's 100), last: it is asked only when the cheaper sources
-could not give two witnesses. On W&W at time scale 10 this cut Google Books' requests
-from 375 to 323 and raised book accuracy from 76.5 % to 77.5 %."""
+SECOND_WITNESS_LOOKUPS: frozenset[str] = frozenset(
+    {"semanticscholar", "pubmed", "googlebooks", "doaj"})
+"""Sources whose identifier lookups wait in the fallback: the authorities (Crossref and
+OpenAlex for a DOI or PMID, Open Library for an ISBN, arXiv for its ids) answer first,
+and an identifier neither resolves is not worth three more lookups. On W&W 22 invented
+DOIs each cost three such lookups (22 at Semantic Scholar's 1 a second) and found
+nothing."""
 
 SEARCH_ORDER: Mapping[WorkType, tuple[str, ...]] = {
     # Books are thinly covered outside Open Library and Google Books; preprints live in
-    # arXiv; articles in Crossref, OpenAlex and Semantic Scholar (PubMed and DOAJ are
-    # added by field, below).
-    WorkType.ARTICLE: ARTICLE_SEARCHES,
+    # arXiv; articles in Crossref, OpenAlex and Semantic Scholar (PubMed is added for
+    # biomedical citations and DOAJ for open-access journals, below). Google Books, 1
+    # request a second and two for a miss, confirms a book (the fallback).
+    WorkType.ARTICLE: ("crossref", "openalex"),
     WorkType.PROCEEDINGS: ("crossref", "openalex", "semanticscholar", "arxiv"),
     WorkType.PREPRINT: ("arxiv", "semanticscholar", "openalex", "crossref"),
-    WorkType.BOOK: BOOK_SEARCHES,
-    WorkType.CHAPTER: ("crossref", "openalex", "semanticscholar", "googlebooks"),
+    WorkType.BOOK: ("openlibrary", "openalex"),
+    WorkType.CHAPTER: ("crossref", "openalex", "googlebooks"),
     WorkType.THESIS: ("openalex", "crossref", "openlibrary", "semanticscholar"),
-    WorkType.REPORT: ("crossref", "openalex", "openlibrary", "googlebooks", "semanticscholar"),
-    WorkType.WEB: ("crossref", "openalex", "openlibrary", "googlebooks"),
-    WorkType.OTHER: ("crossref", "openalex", "openlibrary", "googlebooks", "semanticscholar"),
-    WorkType.UNKNOWN: ("crossref", "openalex", "openlibrary", "googlebooks", "semanticscholar"),
+    WorkType.REPORT: ("crossref", "openalex", "openlibrary", "googlebooks"),
+    WorkType.WEB: ("crossref", "openalex", "openlibrary"),
+    WorkType.OTHER: ("crossref", "openalex", "openlibrary"),
+    WorkType.UNKNOWN: ("crossref", "openalex", "openlibrary"),
 }
 
-BOOK_CHECK_SOURCES: tuple[str, ...] = ("openlibrary", "googlebooks", "crossref")
-"""Where a chapter's book is looked for."""
+IF_NONE_ORDER: Mapping[WorkType, tuple[str, ...]] = {
+    # Where else to look when the searches above found the work nowhere. Articles: the
+    # generous PubMed (10 a second) and DOAJ (2 a second), not Semantic Scholar (1 a
+    # second), so invented articles stay off the run's slowest queue; a work held by
+    # PubMed or DOAJ and Semantic Scholar is still found through the first. Books:
+    # Semantic Scholar, the likeliest holder left of a book the cheap sources miss.
+    WorkType.ARTICLE: ("pubmed", "doaj"),
+    WorkType.BOOK: ("semanticscholar",),
+}
+
+BOOK_CHECK_SOURCES: tuple[str, ...] = ("openlibrary", "crossref", "googlebooks")
+"""Where a chapter's book is looked for (one witness is enough), Google Books last."""
 
 _BIOMEDICAL = re.compile(
     r"\b(?:medic\w*|clinic\w*|health\w*|nurs\w*|pharm\w*|lancet|bmj|jama|cell|cancer|"
@@ -115,11 +138,11 @@ FALLBACK_ORDER: Mapping[WorkType, tuple[str, ...]] = {
     # Sources worth asking for a second witness once one source has found the work:
     # those that may hold this kind of work although the main plan skipped them.
     WorkType.ARTICLE: _ARTICLE_FALLBACK,
-    WorkType.UNKNOWN: _ARTICLE_FALLBACK,
+    WorkType.UNKNOWN: _ARTICLE_FALLBACK + ("googlebooks", "openlibrary"),
     WorkType.OTHER: _ARTICLE_FALLBACK + ("googlebooks", "openlibrary"),
     WorkType.PROCEEDINGS: ("semanticscholar", "arxiv", "openalex", "crossref", "doaj"),
     WorkType.PREPRINT: ("semanticscholar", "arxiv", "openalex", "crossref"),
-    WorkType.BOOK: _BOOK_FALLBACK,
+    WorkType.BOOK: ("googlebooks", "semanticscholar", "crossref"),
     WorkType.CHAPTER: _BOOK_FALLBACK,
     WorkType.REPORT: _BOOK_FALLBACK,
     WorkType.THESIS: _BOOK_FALLBACK,
@@ -134,8 +157,12 @@ class SourcePlan:
     not_applicable: tuple[str, ...]
     """Enabled sources with no way to look for this citation."""
     fallback: tuple[PlanStep, ...] = ()
-    """Searches run only when the steps found the work in some source but too few agree:
-    where else a second witness may be, never spent on a citation nobody found."""
+    """Lookups and searches run only when the steps found the work in some source but
+    too few agree: where else a second witness may be, never spent on a citation nobody
+    found."""
+    if_none: tuple[PlanStep, ...] = ()
+    """Searches run only when the steps found the work nowhere (their sources are in the
+    fallback too, for the case where the steps found it once)."""
 
 
 def is_biomedical(citation: Citation) -> bool:
@@ -196,27 +223,35 @@ def search_order(citation: Citation) -> tuple[str, ...]:
 
 def plan_sources(citation: Citation, enabled: Collection[str]) -> SourcePlan:
     """The plan for ``citation`` over the ``enabled`` sources."""
-    steps: list[PlanStep] = [
+    lookups = [
         PlanStep(source, StepKind.LOOKUP)
         for source, kinds in IDENTIFIER_LOOKUPS.items()
         if source in enabled and any(_has_identifier(citation, k) for k in kinds)
     ]
+    steps = [step for step in lookups if step.source not in SECOND_WITNESS_LOOKUPS]
+    fallback = [step for step in lookups if step.source in SECOND_WITNESS_LOOKUPS]
+    if_none: list[PlanStep] = []
     if citation.title:
         steps += [
             PlanStep(source, StepKind.SEARCH)
             for source in search_order(citation)
             if source in enabled
         ]
-    searched = {step.source for step in steps if step.kind is StepKind.SEARCH}
-    fallback: tuple[PlanStep, ...] = ()
-    if citation.title:
-        fallback = tuple(
+        searched = {step.source for step in steps if step.kind is StepKind.SEARCH}
+        if_none = [
             PlanStep(source, StepKind.SEARCH)
-            for source in fallback_order(citation)
+            for source in IF_NONE_ORDER.get(citation.type, ())
             if source in enabled and source not in searched
-        )
+        ]
+        fallback += [
+            PlanStep(source, StepKind.SEARCH)
+            for source in dict.fromkeys((*fallback_order(citation),
+                                         *(step.source for step in if_none)))
+            if source in enabled and source not in searched
+        ]
     planned = {step.source for step in (*steps, *fallback)}
-    return SourcePlan(tuple(steps), tuple(s for s in enabled if s not in planned), fallback)
+    return SourcePlan(tuple(steps), tuple(s for s in enabled if s not in planned),
+                      tuple(fallback), tuple(if_none))
 
 
 def book_of(chapter: Citation) -> Citation | None:

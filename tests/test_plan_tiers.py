@@ -1,0 +1,61 @@
+"""The plan's three tiers: steps, then ``if_none`` only when nothing matched, then the
+fallback only when some but too few sources matched (never re-asking a source)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.citations.models import Citation, SourceResult, SourceStatus
+from verifier.citations.plan_run import ONLY_TO_CONFIRM, PlanRun, _StepOutcome
+from verifier.citations.planner import PlanStep, SourcePlan, StepKind
+from verifier.http.stats import RunStats
+
+
+def search(*names: str) -> tuple[PlanStep, ...]:
+    return tuple(PlanStep(name, StepKind.SEARCH) for name in names)
+
+
+PLAN = SourcePlan(
+    steps=search("crossref", "openalex"),
+    not_applicable=(),
+    fallback=search("semanticscholar", "pubmed", "doaj"),
+    if_none=search("pubmed", "doaj"),
+)
+
+
+async def run_with(holders: set[str]) -> tuple[list[str], dict[str, SourceResult]]:
+    """Run PLAN where ``holders`` match and every other source misses; the sources asked,
+    in order, and the results."""
+    asked: list[str] = []
+    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
+
+    async def answer(step: PlanStep) -> _StepOutcome:
+        asked.append(step.source)
+        status = SourceStatus.MATCH if step.source in holders else SourceStatus.NO_MATCH
+        return _StepOutcome(SourceResult(status, requests=1))
+
+    run._run_step = answer  # type: ignore[method-assign]
+    await run.run(PLAN, needed=2, width=1)
+    return asked, run.results()
+
+
+@pytest.mark.asyncio
+async def test_found_nowhere_the_if_none_sources_are_asked_and_the_scarce_one_is_not() -> None:
+    asked, results = await run_with(set())
+    assert asked == ["crossref", "openalex", "pubmed", "doaj"]
+    skipped = results["semanticscholar"]
+    assert skipped.status is SourceStatus.SKIPPED and skipped.reason == ONLY_TO_CONFIRM
+
+
+@pytest.mark.asyncio
+async def test_found_once_by_the_steps_the_fallback_looks_for_a_second_witness() -> None:
+    asked, results = await run_with({"crossref", "semanticscholar"})
+    assert asked == ["crossref", "openalex", "semanticscholar"]  # no if_none, S2 first
+    assert results["semanticscholar"].status is SourceStatus.MATCH
+
+
+@pytest.mark.asyncio
+async def test_found_once_by_if_none_the_fallback_does_not_ask_a_source_twice() -> None:
+    asked, results = await run_with({"doaj", "semanticscholar"})
+    assert asked == ["crossref", "openalex", "pubmed", "doaj", "semanticscholar"]
+    assert sum(r.status is SourceStatus.MATCH for r in results.values()) == 2
