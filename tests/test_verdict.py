@@ -60,8 +60,22 @@ def test_lineage_also_joins_pubmed_copies_through_one_pmid() -> None:
     results = {"openalex": match("openalex", None, pmid="123"),
                "pubmed": match("pubmed", None, pmid="123"),
                "semanticscholar": match("semanticscholar", None, pmid="123")}
-    assert len(independent_groups(results, "lineage")) == 1
+    assert independent_groups(results, "lineage") == [("openalex", "pubmed",
+                                                        "semanticscholar")]
     assert len(independent_groups(results, "distinct")) == 3
+
+
+def test_two_origins_stay_two_witnesses_when_an_aggregator_copied_both() -> None:
+    """Crossref (the publisher's deposit) and PubMed (NLM's indexing) are independent;
+    OpenAlex and Semantic Scholar copying them through the DOI and the PMID add nothing,
+    and must not merge the two origins into one witness."""
+    results = {"crossref": match("crossref", "10.1/a", pmid="123"),
+               "openalex": match("openalex", "10.1/a", pmid="123"),
+               "pubmed": match("pubmed", "10.1/a", pmid="123"),
+               "semanticscholar": match("semanticscholar", "10.1/a", pmid="123")}
+    groups = independent_groups(results, "lineage")
+    assert sorted(groups) == [("crossref", "openalex"), ("pubmed", "semanticscholar")]
+    assert decide(results, "lineage").status is Status.VERIFIED
 
 
 def test_retraction_is_never_clean_by_default() -> None:

@@ -69,8 +69,9 @@ class Settings:
     """Divides every published rate interval (tests against a sped-up stand-in)."""
     independence: str = "distinct"
     """What makes two agreeing sources independent: ``distinct`` (any two databases) or
-    ``lineage`` (Crossref and OpenAlex agreeing through the same DOI count as one; see
-    ``verifier.verdict.LINEAGES``)."""
+    ``lineage`` (a copy agreeing with the source it ingests through the same identifier,
+    such as OpenAlex with Crossref through one DOI, counts as that one; see
+    ``verifier.citations.verdict.LINEAGES``)."""
     models: ModelSettings = field(default_factory=lambda: ModelSettings())
     """The language-model endpoints (none: the offline models)."""
 

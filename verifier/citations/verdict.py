@@ -37,18 +37,19 @@ class Verdict:
 
 
 LINEAGES: tuple[tuple[str, str, str], ...] = (
-    # (source, source, identifier): when both match through the same value of that
-    # identifier, the second may be a copy of the first. OpenAlex ingests Crossref and
-    # PubMed; Semantic Scholar ingests PubMed.
-    ("crossref", "openalex", "doi"),
+    # (copy, origin, identifier): when both match through the same value of that
+    # identifier, the copy's record may be the origin's, ingested: it is no witness of
+    # its own. OpenAlex ingests Crossref and PubMed; Semantic Scholar ingests PubMed.
+    ("openalex", "crossref", "doi"),
     ("openalex", "pubmed", "pmid"),
     ("semanticscholar", "pubmed", "pmid"),
 )
 
 INDEPENDENCE_RULES = ("distinct", "lineage")
-"""``distinct``: any two different databases are independent. ``lineage``: two databases
-that agree through the same identifier along a known ingestion path (:data:`LINEAGES`)
-count as one."""
+"""``distinct``: any two different databases are independent. ``lineage``: a database
+that agrees with the database it ingests through the same identifier (:data:`LINEAGES`)
+counts as that one. Two origins (Crossref and PubMed) stay two witnesses even when one
+aggregator copied both."""
 
 
 def matching_sources(results: Mapping[str, SourceResult]) -> tuple[str, ...]:
@@ -68,19 +69,24 @@ def _same_identifier(a: SourceResult, b: SourceResult, kind: str) -> bool:
 def independent_groups(
     results: Mapping[str, SourceResult], independence: str = "distinct"
 ) -> list[tuple[str, ...]]:
-    """The matching sources, grouped so that each group is one independent witness."""
+    """The matching sources, grouped so that each group is one independent witness:
+    under ``lineage`` a copy joins the group of the first matching origin it shares the
+    identifier with (copies of copies follow the chain to its origin)."""
     matched = list(matching_sources(results))
-    group = {s: s for s in matched}
+    copied_from = {s: s for s in matched}
+    if independence == "lineage":
+        for copy, origin, kind in LINEAGES:
+            if (copy in copied_from and origin in copied_from and copied_from[copy] == copy
+                    and _same_identifier(results[copy], results[origin], kind)):
+                copied_from[copy] = origin
 
     def root(s: str) -> str:
-        while group[s] != s:
-            s = group[s]
+        seen = {s}
+        while copied_from[s] != s and copied_from[s] not in seen:
+            s = copied_from[s]
+            seen.add(s)
         return s
 
-    if independence == "lineage":
-        for a, b, kind in LINEAGES:
-            if a in group and b in group and _same_identifier(results[a], results[b], kind):
-                group[root(b)] = root(a)
     groups: dict[str, list[str]] = {}
     for s in matched:
         groups.setdefault(root(s), []).append(s)
