@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from verifier.citations.models import Citation, SourceResult, SourceStatus
-from verifier.citations.plan_run import ONLY_TO_CONFIRM, PlanRun, _StepOutcome
+from verifier.citations.plan_run import ONLY_TO_CONFIRM, PlanRun, StepOutcome
 from verifier.citations.planner import PlanStep, SourcePlan, StepKind
 from verifier.http.stats import RunStats
 
@@ -29,12 +29,12 @@ async def run_with(holders: set[str]) -> tuple[list[str], dict[str, SourceResult
     asked: list[str] = []
     run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
 
-    async def answer(step: PlanStep) -> _StepOutcome:
+    async def answer(step: PlanStep) -> StepOutcome:
         asked.append(step.source)
         status = SourceStatus.MATCH if step.source in holders else SourceStatus.NO_MATCH
-        return _StepOutcome(SourceResult(status, requests=1))
+        return StepOutcome(SourceResult(status, requests=1))
 
-    run._run_step = answer  # type: ignore[method-assign]
+    run.ask = answer  # type: ignore[method-assign]
     await run.run(PLAN, needed=2, width=1)
     return asked, run.results()
 

@@ -92,6 +92,12 @@ class CitationChecker:
             for name, reason in session.unavailable.items()
         }
 
+    @property
+    def clients(self) -> Mapping[str, SourceClient]:
+        """The source clients a plan run asks, by source name (the sources the session
+        could open)."""
+        return self._clients
+
     def _adapter(self, name: str) -> SourceAdapter:
         if name in self._adapters:
             return self._adapters[name]

@@ -36,7 +36,9 @@ CUT_OFF = "not checked before the citation's deadline"
 
 
 @dataclass(frozen=True, slots=True)
-class _StepOutcome:
+class StepOutcome:
+    """What one step's source answered, and the flags it raised."""
+
     result: SourceResult
     flags: frozenset[str] = frozenset()
 
@@ -164,7 +166,7 @@ class PlanRun:
         for step in steps:
             remaining[step.source] += 1
 
-        def finished(step: PlanStep, outcome: _StepOutcome) -> None:
+        def finished(step: PlanStep, outcome: StepOutcome) -> None:
             state = self._add(step.source, outcome.result, outcome.flags)
             remaining[step.source] -= 1
             state.pending = remaining[step.source] > 0
@@ -178,7 +180,7 @@ class PlanRun:
             return True
 
         await run_until(
-            steps, self._run_step, finished,
+            steps, self.ask, finished,
             width=lambda: width or max(1, needed - self.witnesses()),
             enough=lambda: self.witnesses() >= needed,
             skip=skipped,
@@ -236,7 +238,10 @@ class PlanRun:
             state = self._states[source] = _SourceState()
         return state
 
-    async def _run_step(self, step: PlanStep) -> _StepOutcome:
+    async def ask(self, step: PlanStep) -> StepOutcome:
+        """Ask ``step``'s source about the citation; every failure is a value. Records
+        nothing: the run records answers as they finish (``verifier bench plans`` asks
+        every step once this way to replay plans over the answers)."""
         client = self._clients[step.source]
         adapter = client.adapter
         citation = self.citation
@@ -245,7 +250,7 @@ class PlanRun:
         else:
             request = adapter.search_request(citation, client.identity)
         if request is None:
-            return _StepOutcome(
+            return StepOutcome(
                 SourceResult(SourceStatus.NOT_APPLICABLE, reason=f"no {step.kind.value} possible")
             )
         try:
@@ -254,14 +259,14 @@ class PlanRun:
             status = source_status(exc)
             if status is SourceStatus.SKIPPED:
                 self._stats.notice(str(exc))
-                return _StepOutcome(SourceResult(status, requests=exc.requests,
+                return StepOutcome(SourceResult(status, requests=exc.requests,
                                                  reason=str(exc)))
-            return _StepOutcome(SourceResult(status, requests=exc.requests, error=str(exc)))
+            return StepOutcome(SourceResult(status, requests=exc.requests, error=str(exc)))
         # A retraction or correction notice is never the cited work itself.
         candidates = [r for r in answer.records if r.notice_for is None]
         best = best_candidate(citation, candidates)
         if best is None:
-            return _StepOutcome(
+            return StepOutcome(
                 SourceResult(SourceStatus.NO_MATCH, requests=answer.requests, cached=answer.cached)
             )
         record, scores = best
@@ -275,4 +280,4 @@ class PlanRun:
             flags.update(record.notices)
         result = SourceResult(status, record, scores, requests=answer.requests,
                               cached=answer.cached)
-        return _StepOutcome(result, frozenset(flags))
+        return StepOutcome(result, frozenset(flags))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from .models import Citation, WorkType
@@ -165,6 +165,23 @@ class SourcePlan:
     fallback too, for the case where the steps found it once)."""
 
 
+@dataclass(frozen=True, slots=True)
+class PlanTables:
+    """Every table the planner reads, as one value: the defaults are the module's tables,
+    and another value evaluates other tables with no code path of its own (``verifier
+    bench plans`` replays W&W under each)."""
+
+    searches: Mapping[WorkType, tuple[str, ...]] = field(default_factory=lambda: SEARCH_ORDER)
+    if_none: Mapping[WorkType, tuple[str, ...]] = field(default_factory=lambda: IF_NONE_ORDER)
+    fallback: Mapping[WorkType, tuple[str, ...]] = field(
+        default_factory=lambda: FALLBACK_ORDER)
+    second_witness_lookups: frozenset[str] = SECOND_WITNESS_LOOKUPS
+    book_check: tuple[str, ...] = BOOK_CHECK_SOURCES
+
+
+DEFAULT_TABLES = PlanTables()
+
+
 def is_biomedical(citation: Citation) -> bool:
     """The citation looks biomedical or life-science (PubMed is worth asking)."""
     if citation.identifiers.pmid or citation.identifiers.pmcid:
@@ -196,10 +213,10 @@ FALLBACK_EXTRA: tuple[tuple[str, frozenset[WorkType], str], ...] = (
 _CONDITIONS = {"arxiv_fields": in_arxiv_fields, "open_access": is_likely_open_access}
 
 
-def fallback_order(citation: Citation) -> tuple[str, ...]:
+def fallback_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
     """Every source worth asking for a second witness: the type's :data:`FALLBACK_ORDER`,
     then the :data:`FALLBACK_EXTRA` rows whose type and condition hold."""
-    order = list(FALLBACK_ORDER.get(citation.type, _ARTICLE_FALLBACK))
+    order = list(tables.fallback.get(citation.type, _ARTICLE_FALLBACK))
     order += [source for source, types, condition in FALLBACK_EXTRA
               if citation.type in types and _CONDITIONS[condition](citation)]
     return tuple(dict.fromkeys(order))
@@ -210,9 +227,10 @@ def _has_identifier(citation: Citation, kind: str) -> bool:
     return bool(value)
 
 
-def search_order(citation: Citation) -> tuple[str, ...]:
+def search_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
     """The search sources for the citation's type, with PubMed and DOAJ added by field."""
-    order = list(SEARCH_ORDER.get(citation.type, SEARCH_ORDER[WorkType.UNKNOWN]))
+    searches = tables.searches
+    order = list(searches.get(citation.type, searches.get(WorkType.UNKNOWN, ())))
     article_like = citation.type in (WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER)
     if is_biomedical(citation) and citation.type not in (WorkType.BOOK, WorkType.WEB):
         order.insert(min(2, len(order)), "pubmed")  # right after Crossref and OpenAlex
@@ -221,31 +239,33 @@ def search_order(citation: Citation) -> tuple[str, ...]:
     return tuple(dict.fromkeys(order))
 
 
-def plan_sources(citation: Citation, enabled: Collection[str]) -> SourcePlan:
+def plan_sources(citation: Citation, enabled: Collection[str],
+                 tables: PlanTables = DEFAULT_TABLES) -> SourcePlan:
     """The plan for ``citation`` over the ``enabled`` sources."""
     lookups = [
         PlanStep(source, StepKind.LOOKUP)
         for source, kinds in IDENTIFIER_LOOKUPS.items()
         if source in enabled and any(_has_identifier(citation, k) for k in kinds)
     ]
-    steps = [step for step in lookups if step.source not in SECOND_WITNESS_LOOKUPS]
-    fallback = [step for step in lookups if step.source in SECOND_WITNESS_LOOKUPS]
+    later = tables.second_witness_lookups
+    steps = [step for step in lookups if step.source not in later]
+    fallback = [step for step in lookups if step.source in later]
     if_none: list[PlanStep] = []
     if citation.title:
         steps += [
             PlanStep(source, StepKind.SEARCH)
-            for source in search_order(citation)
+            for source in search_order(citation, tables)
             if source in enabled
         ]
         searched = {step.source for step in steps if step.kind is StepKind.SEARCH}
         if_none = [
             PlanStep(source, StepKind.SEARCH)
-            for source in IF_NONE_ORDER.get(citation.type, ())
+            for source in tables.if_none.get(citation.type, ())
             if source in enabled and source not in searched
         ]
         fallback += [
             PlanStep(source, StepKind.SEARCH)
-            for source in dict.fromkeys((*fallback_order(citation),
+            for source in dict.fromkeys((*fallback_order(citation, tables),
                                          *(step.source for step in if_none)))
             if source in enabled and source not in searched
         ]
@@ -274,9 +294,10 @@ def book_of(chapter: Citation) -> Citation | None:
     )
 
 
-def book_plan(book: Citation, enabled: Collection[str]) -> SourcePlan:
+def book_plan(book: Citation, enabled: Collection[str],
+              tables: PlanTables = DEFAULT_TABLES) -> SourcePlan:
     """Where to look for a chapter's book: ISBN lookups, then book searches."""
-    sources = [s for s in BOOK_CHECK_SOURCES if s in enabled]
+    sources = [s for s in tables.book_check if s in enabled]
     steps = [
         PlanStep(s, StepKind.LOOKUP)
         for s in sources

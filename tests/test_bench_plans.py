@@ -1,0 +1,79 @@
+"""``verifier bench plans`` replays a plan over gathered answers as the engine runs it:
+the replay must ask what the engine's ``PlanRun`` asks and reach the same witnesses."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from plans import VARIANTS, Answers, replay
+
+from verifier.citations.models import (
+    Author,
+    Citation,
+    Identifiers,
+    SourceResult,
+    SourceStatus,
+    WorkType,
+)
+from verifier.citations.plan_run import PlanRun, StepOutcome
+from verifier.citations.planner import PlanStep, SourcePlan, plan_sources
+from verifier.http.stats import RunStats
+from verifier.settings import SOURCE_NAMES
+
+SMITH = (Author(family="Smith", given="J."),)
+CITATIONS = (
+    Citation(title="Soil carbon", authors=SMITH, type=WorkType.ARTICLE, container="Geoderma"),
+    Citation(title="Soil carbon", authors=SMITH, type=WorkType.ARTICLE,
+             identifiers=Identifiers(doi="10.1/x")),
+    Citation(title="The science of justice", authors=SMITH, type=WorkType.BOOK),
+    Citation(title="Origins", authors=SMITH, type=WorkType.CHAPTER, container="Handbook"),
+)
+
+
+def answers_where(holders: set[str]) -> Answers:
+    return {f"{source}/{kind}": ("match" if source in holders else "no_match", 1)
+            for source in SOURCE_NAMES for kind in ("lookup", "search")}
+
+
+async def engine_asks(plan: SourcePlan, answers: Answers) -> tuple[set[str], int]:
+    """The steps the engine's plan run starts, and its witnesses, over ``answers``."""
+    asked: set[str] = set()
+    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
+
+    async def answer(step: PlanStep) -> StepOutcome:
+        key = f"{step.source}/{step.kind.value}"
+        asked.add(key)
+        status = SourceStatus(answers[key][0])
+        return StepOutcome(SourceResult(status, requests=1))
+
+    run.ask = answer  # type: ignore[method-assign]
+    await run.run(plan, needed=2)
+    return asked, run.witnesses()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("tables", list(VARIANTS))
+async def test_the_replay_asks_what_the_engine_asks_and_agrees_on_the_witnesses(
+    tables: str,
+) -> None:
+    sources = ("crossref", "openalex", "pubmed", "semanticscholar", "openlibrary",
+               "googlebooks", "doaj")
+    holder_sets = [set(), *({s} for s in sources),
+                   *(set(pair) for pair in itertools.combinations(sources, 2))]
+    for citation in CITATIONS:
+        plan = plan_sources(citation, SOURCE_NAMES, VARIANTS[tables])
+        for holders in holder_sets:
+            answers = answers_where(holders)
+            requests: Counter[str] = Counter()
+            witnesses = replay(plan, answers, 2, requests)
+            asked, engine_witnesses = await engine_asks(plan, answers)
+            assert witnesses == engine_witnesses, (citation.type, holders)
+            # Every step the engine started is counted by the replay, and no other.
+            assert sum(requests.values()) == len(asked), (citation.type, holders)
