@@ -77,7 +77,7 @@ def test_one_line_per_paper_and_source_and_an_error_line_per_bad_item(tmp_path: 
     assert "malformed JSON" in errors["papers.jsonl:4"]
     assert errors["comments.jsonl:4"] == "comment for unknown paper 'P9'"
     assert "without comment" in errors["comments.jsonl:5"]
-    assert code == 3  # finished, with input errors
+    assert code == 5  # finished, with input errors (permanent: 5, as in check)
     line = by_id["P1:human"]
     assert line["baseline"] is True and line["backend"] == "offline"
     assert [c["claim_id"] for c in line["claims"]][:1] == ["P1:claim-1"]
@@ -120,7 +120,7 @@ def test_resume_judges_only_what_is_missing_and_keeps_every_line(tmp_path: Path)
     assert ids[: len(kept)] == [json.loads(line)["id"] for line in kept]  # kept as written
     assert {"P2:human", "P2:tool"} <= set(ids[len(kept):])
     assert report["sources"] == report_first["sources"]
-    assert code == 3
+    assert code == 5  # the input errors are still there
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ def test_without_output_the_lines_go_to_stdout_and_the_report_is_still_built(
     ids = {json.loads(line)["id"] for line in captured.out.splitlines()}
     assert {"P1:human", "P1:tool", "P2:human", "P2:tool", "P3"} <= ids
     assert "| Points to a claim |" in captured.err  # the table, not mixed into the lines
-    assert json.loads(report.read_text())["papers"] == 2 and code == 3
+    assert json.loads(report.read_text())["papers"] == 2 and code == 5
 
 
 def test_resume_knows_which_reference_reports_were_written(tmp_path: Path) -> None:

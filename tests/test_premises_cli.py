@@ -62,7 +62,7 @@ def test_each_comment_gets_one_line_with_the_contract_and_errors_name_their_item
     ])
     out = tmp_path / "out.jsonl"
     code = main(["premises", str(reviews), "--papers", str(papers), "--output", str(out), "-q"])
-    assert code == 3  # input errors were reported; the run still finished
+    assert code == 5  # input errors were reported; the run still finished
     written = read_lines(out)
     lines = {line["comment_id"]: line for line in written}
     assert len(written) == len(lines) == 8  # one line per input line, none lost
@@ -95,7 +95,7 @@ def test_a_repeated_comment_id_is_an_error_and_the_first_is_kept(
         {"paper_id": "p1", "comment_id": "a", "comment": "Headache was the only event."},
     ])
     out = tmp_path / "out.jsonl"
-    assert main(["premises", str(reviews), "--papers", str(papers), "-o", str(out), "-q"]) == 3
+    assert main(["premises", str(reviews), "--papers", str(papers), "-o", str(out), "-q"]) == 5
     first, second = sorted(read_lines(out), key=lambda line: line["status"])
     assert first["status"] == "input_error" and first["error"] == "p1/a: repeated comment id"
     assert second["status"] == "scored"
@@ -166,3 +166,14 @@ def test_the_ablation_options_reach_the_output(tmp_path: Path, papers: Path) -> 
                  "--holistic"]) == 0
     (line,) = read_lines(holistic)
     assert line["fallback"] is True and line["premises"] == [] and line["score"] is not None
+
+
+def test_every_command_reads_exit_codes_from_one_table() -> None:
+    """An input error is permanent (5) and wins over a temporary failure (3) in premises
+    and judge as in check."""
+    from verifier.cli import exit_codes
+    from verifier.cli.main import EXIT_INCONCLUSIVE, EXIT_INPUT_ERRORS
+
+    assert exit_codes.finished(input_errors=True, incomplete=True) == EXIT_INPUT_ERRORS == 5
+    assert exit_codes.finished(input_errors=False, incomplete=True) == EXIT_INCONCLUSIVE == 3
+    assert exit_codes.finished(input_errors=False, incomplete=False) == 0

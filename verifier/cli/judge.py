@@ -58,9 +58,8 @@ from verifier.reviews.models import ItemError
 from verifier.session import Session
 from verifier.settings import Settings
 
+from . import exit_codes
 from .output import JsonlWriter, LineQueue
-
-EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def chat_model(session: Session) -> ChatModel:
@@ -189,7 +188,7 @@ def run_judge(args: argparse.Namespace) -> int:
         if refs is not None:
             refs.close()
     if interrupted:
-        return EXIT_INTERRUPTED
+        return exit_codes.INTERRUPTED
     return run.finish(time.perf_counter() - started)
 
 
@@ -313,8 +312,9 @@ class _JudgeCommand:
         if not args.quiet:
             print(f"verifier judge: {self.judged} line(s) judged in {elapsed:.1f}s; skipped: "
                   f"{collected.skipped}", file=sys.stderr)
-        incomplete = collected.skipped["input_errors"] or collected.skipped["sources_not_judged"]
-        return EXIT_INCOMPLETE if incomplete or self.failed_sources else EXIT_OK
+        return exit_codes.finished(
+            input_errors=bool(collected.skipped["input_errors"]),
+            incomplete=bool(collected.skipped["sources_not_judged"] or self.failed_sources))
 
 
 class _NoQueue:

@@ -94,6 +94,7 @@ from verifier.errors import ConfigError, InputError
 from verifier.http.stats import RunStats
 from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, VERSION, Settings
 
+from . import exit_codes
 from .commands import add_commands
 from .output import (
     JsonlWriter,
@@ -107,15 +108,15 @@ from .output import (
 )
 from .progress import open_progress, print_summary
 
-EXIT_VERIFIED = 0
-EXIT_NOT_VERIFIED = 1
-EXIT_USAGE = 2
-EXIT_INCONCLUSIVE = 3
-EXIT_INTERNAL = 4
-EXIT_INPUT_ERRORS = 5
-EXIT_EMPTY = 6
-EXIT_FAIL_ON = 7
-EXIT_INTERRUPTED = 130
+EXIT_VERIFIED = exit_codes.OK
+EXIT_NOT_VERIFIED = exit_codes.NOT_VERIFIED
+EXIT_USAGE = exit_codes.USAGE
+EXIT_INCONCLUSIVE = exit_codes.INCOMPLETE
+EXIT_INTERNAL = exit_codes.INTERNAL
+EXIT_INPUT_ERRORS = exit_codes.INPUT_ERRORS
+EXIT_EMPTY = exit_codes.EMPTY
+EXIT_FAIL_ON = exit_codes.FAIL_ON
+EXIT_INTERRUPTED = exit_codes.INTERRUPTED
 
 MAX_CONCURRENCY = 1000
 

@@ -49,6 +49,8 @@ import orjson
 
 from verifier.errors import ConfigError
 
+from . import exit_codes
+
 if TYPE_CHECKING:
     from verifier.claims.checker import CommentItem, CommentResult, PremiseOptions
     from verifier.llm.interfaces import ChatModel, DecisionModel
@@ -58,7 +60,6 @@ FORMATS = ("auto", "jsonl", "elife")
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
 PROGRESS_INTERVAL_S = 2.0
-EXIT_SCORED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def add_premises_command(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -69,8 +70,7 @@ def add_premises_command(commands: Any, common: argparse.ArgumentParser) -> None
         "premises", parents=[common], help="check review comments by their premises",
         description="Score each review comment by the minimum over its premises' "
                     "probability of being true (PremiseCheck); one JSON line per comment.",
-        epilog="exit codes: 0 all scored; 3 some inconclusive or input error; 2 usage; "
-               "4 internal error; 130 interrupted (--resume continues)")
+        epilog=exit_codes.ITEM_COMMANDS_HELP)
     parser.add_argument("input", type=Path, metavar="INPUT",
                         help="JSON lines of comments, or eLife records")
     parser.add_argument("--papers", type=Path, metavar="DIR",
@@ -401,10 +401,10 @@ def run_premises(args: argparse.Namespace) -> int:
             print(f"premises: {sum(earlier.values())} comment(s) already in {args.output} "
                   "were skipped", file=sys.stderr)
     if interrupted:
-        return EXIT_INTERRUPTED
+        return exit_codes.INTERRUPTED
     statuses = progress.statuses + earlier
-    return EXIT_INCOMPLETE if statuses["inconclusive"] or statuses["input_error"] \
-        else EXIT_SCORED
+    return exit_codes.finished(input_errors=bool(statuses["input_error"]),
+                               incomplete=bool(statuses["inconclusive"]))
 
 
 async def _run(items: list[CommentItem], errors: list[CommentResult], options: PremiseOptions,
