@@ -153,3 +153,25 @@ def test_resume_knows_which_reference_reports_were_written(tmp_path: Path) -> No
                     + '{"paper_id": "P2", "repo')  # a cut line: not a written report
     assert scan_reports(path) == {("P1", "r1"), ("P1", "r2")}
     assert scan_reports(tmp_path / "absent.jsonl") == set()
+
+
+@pytest.mark.parametrize(("option", "value", "named"), [
+    ("--base-url", "nosuch=http://127.0.0.1:1", "unknown source 'nosuch'"),
+    ("--base-url", "crossref=ftp://x", "is not an http(s) URL"),
+    ("--world", "127.0.0.1:8000", "is not an http(s) URL"),
+])
+def test_judge_takes_the_same_source_locations_as_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str,
+        named: str) -> None:
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("")
+    for command in ("judge", "check"):
+        assert main([command, str(papers), option, value]) == 2
+        assert named in capsys.readouterr().err
+
+
+def test_a_world_service_url_is_taken_as_the_worlds_root() -> None:
+    from verifier.cli.locations import world_url
+
+    assert world_url("http://127.0.0.1:8000/crossref/") == "http://127.0.0.1:8000"
+    assert world_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000"

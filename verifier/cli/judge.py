@@ -59,6 +59,7 @@ from verifier.session import Session
 from verifier.settings import Settings
 
 from . import exit_codes
+from .locations import location_pairs
 from .output import JsonlWriter, LineQueue
 
 
@@ -144,7 +145,7 @@ def run_judge(args: argparse.Namespace) -> int:
         overrides["cache_dir"] = args.cache_dir
     if args.no_cache:
         overrides["cache_dir"] = None
-    settings = Settings.from_env(None, **overrides).with_base_urls(args.base_url)
+    settings = Settings.from_env(None, **overrides).with_base_urls(location_pairs(args))
     references_path = args.references
     if references_path is None and args.output is not None and not args.no_references:
         references_path = args.output.with_name(args.output.name + ".references.jsonl")

@@ -10,6 +10,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from .locations import add_location_arguments
+
 
 def add_judge_command(commands: Any, common: argparse.ArgumentParser) -> None:
     judge = commands.add_parser(
@@ -36,8 +38,7 @@ def add_judge_command(commands: Any, common: argparse.ArgumentParser) -> None:
     judge.add_argument("--published-venue", default="eLife",
                        help="ReviewBench venue whose published means the table shows "
                             "(eLife, ICLR, NHB; 'none' to leave them out)")
-    judge.add_argument("--base-url", action="append", default=[], metavar="SOURCE=URL",
-                       help="where a bibliographic source lives (repeatable)")
+    add_location_arguments(judge)
     judge.add_argument("--cache-dir", type=Path, metavar="DIR")
     judge.add_argument("--no-cache", action="store_true")
     judge.set_defaults(handler=_run_judge)

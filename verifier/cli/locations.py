@@ -1,8 +1,8 @@
 """Where the sources live, from the command line: ``--base-url SOURCE=URL`` (repeatable)
 and ``--world URL`` (every source the offline world serves, at ``URL/<source>``).
 
-One helper for every command that talks to the sources (``serve`` today; ``check`` can
-take the same two options through :func:`add_location_arguments`)."""
+One helper for every command that talks to the sources: ``check``, ``judge`` (its
+papers' references) and ``serve``."""
 
 from __future__ import annotations
 
@@ -26,10 +26,14 @@ def base_url_pair(value: str) -> str:
 
 
 def world_url(value: str) -> str:
-    """An argparse type for the root URL of a running world (``verifier world serve``)."""
+    """An argparse type for the root URL of a running world (``verifier world serve``);
+    a service's URL as the world prints it (``ROOT/crossref``) is taken as its root."""
     url = value.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
+    if not url.startswith(("http://", "https://")) or not url.split("//", 1)[1]:
         raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL")
+    root, _, last = url.rpartition("/")
+    if last in SOURCE_NAMES and "//" in root and root.split("//", 1)[1]:
+        return root
     return url
 
 
@@ -39,11 +43,13 @@ def world_pairs(url: str) -> list[str]:
 
 
 def add_location_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-url", type=base_url_pair, action="append", default=[],
-                        metavar="SOURCE=URL", help="where a source lives (repeatable)")
     parser.add_argument("--world", type=world_url, metavar="URL",
                         help="every source at a running offline world's root URL "
-                             "(e.g. http://127.0.0.1:8000); --base-url wins for its source")
+                             "('verifier world serve' prints it; e.g. "
+                             "http://127.0.0.1:8000): URL/<source>")
+    parser.add_argument("--base-url", type=base_url_pair, action="append", default=[],
+                        metavar="SOURCE=URL",
+                        help="where one source lives (repeatable; wins over --world)")
 
 
 def location_pairs(args: argparse.Namespace) -> list[str]:

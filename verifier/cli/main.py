@@ -96,6 +96,7 @@ from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, VERSION, Settings
 
 from . import exit_codes
 from .commands import add_commands
+from .locations import add_location_arguments, location_pairs
 from .output import (
     JsonlWriter,
     LineQueue,
@@ -248,12 +249,7 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
     check.add_argument("--cache-dir", type=Path, metavar="DIR", help="disk cache folder")
     check.add_argument("--mailto", type=_mailto, metavar="ADDR",
                        help="contact address sent to the services (polite pools)")
-    check.add_argument("--world", type=_world_url, metavar="URL",
-                       help="the root of an offline world ('verifier world serve' prints it): "
-                            "every source at URL/<source>")
-    check.add_argument("--base-url", type=_base_url, action="append", default=[],
-                       metavar="SOURCE=URL",
-                       help="where one source lives (repeatable; wins over --world)")
+    add_location_arguments(check)
     check.add_argument("--time-scale", type=_positive_factor, metavar="X",
                        help="divide every published rate interval by X: only against an "
                             "offline world served with the same --time-scale (tests, "
@@ -288,30 +284,6 @@ def _sources(value: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(
             f"unknown source {', '.join(map(repr, unknown))} (known: {', '.join(SOURCE_NAMES)})")
     return names
-
-
-def _base_url(value: str) -> str:
-    source, sep, url = value.partition("=")
-    source = source.strip().lower()
-    if not sep or not url.strip():
-        raise argparse.ArgumentTypeError(f"{value!r} is not SOURCE=URL")
-    if source not in SOURCE_NAMES:
-        raise argparse.ArgumentTypeError(
-            f"unknown source {source!r} in {value!r} (known: {', '.join(SOURCE_NAMES)})")
-    if not url.strip().startswith(("http://", "https://")):
-        raise argparse.ArgumentTypeError(f"{url.strip()!r} is not an http(s) URL")
-    return f"{source}={url.strip()}"
-
-
-def _world_url(value: str) -> str:
-    url = value.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")) or "//" not in url or \
-            not url.split("//", 1)[1]:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL")
-    root, _, last = url.rpartition("/")
-    if last in SOURCE_NAMES and "//" in root and root.split("//", 1)[1]:
-        return root  # a service's URL as 'verifier world serve' prints it: its root
-    return url
 
 
 def _fail_on(value: str) -> tuple[str, ...]:
@@ -387,8 +359,7 @@ def check_settings(args: argparse.Namespace) -> Settings:
         overrides["deadline_s"] = args.deadline
     if args.time_scale is not None:
         overrides["time_scale"] = args.time_scale
-    world = [f"{name}={args.world}/{name}" for name in SOURCE_NAMES] if args.world else []
-    return Settings.from_env(None, **overrides).with_base_urls([*world, *args.base_url])
+    return Settings.from_env(None, **overrides).with_base_urls(location_pairs(args))
 
 
 def run_demo(args: argparse.Namespace) -> int:
