@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import re
-import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +23,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
+from .imports import imported
 from .redact import request_secrets
 
 if TYPE_CHECKING:
@@ -191,9 +190,7 @@ class AiohttpTransport(Transport):
             self._opening = asyncio.Lock()
         async with self._opening:
             if self._session is None:
-                wire = sys.modules.get(_WIRE_MODULE)
-                if wire is None:
-                    wire = await asyncio.to_thread(importlib.import_module, _WIRE_MODULE)
+                wire = await imported(_WIRE_MODULE)
                 if not self._open:  # closed while aiohttp was being imported
                     raise RuntimeError("AiohttpTransport used outside 'async with'")
                 self._session = wire.AiohttpSession(
