@@ -1,8 +1,6 @@
 """``python -m verifier``: the same command line as the ``verifier`` script."""
 
-import sys
-
-from .cli.main import main
+from .cli.main import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
