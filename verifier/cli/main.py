@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
-import gc
 import math
 import os
 import signal
@@ -151,27 +150,6 @@ FAIL_ON_NAMES: tuple[str, ...] = (
     *(s.value for s in Status if s is not Status.VERIFIED), *FAIL_ON_FLAGS)
 
 DEMO_MAILTO = "demo@example.org"
-
-
-PROCESS_GC_THRESHOLD = (50_000, 20, 10)
-"""The collector's thresholds in a ``verifier`` process (Python's default: 700, 10, 10).
-A run allocates millions of short-lived, acyclic objects and keeps hundreds of thousands
-(modules, patterns, caches): at the default, a check of a few hundred citations runs the
-collector about 240 times, each pass over the young objects, for some 45 ms of a run."""
-
-
-def entry() -> NoReturn:
-    """The process entry (the ``verifier`` script, ``python -m verifier``): :func:`main`
-    with what suits a process that ends when it returns. The collector runs less often
-    (:data:`PROCESS_GC_THRESHOLD`), and at the end every object is frozen
-    (``gc.freeze``), so the interpreter's shutdown frees them without a last full
-    collection (about 45 ms of a 636-citation re-run). Everything else about the exit
-    is as usual: threads joined, ``atexit`` handlers run, files flushed and closed.
-    Not for calling in a process that goes on (tests call :func:`main`)."""
-    gc.set_threshold(*PROCESS_GC_THRESHOLD)
-    code = main()
-    gc.freeze()
-    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
