@@ -129,6 +129,12 @@ class Transport(ABC):
     async def send(self, base_url: str, request: HttpRequest) -> HttpResponse:
         ...
 
+    async def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Get ready to send (open what the first request needs), so that what comes
+        after is the request alone: the paced client awaits it before it takes a rate
+        slot, so a slow first opening neither bunches paced requests together nor eats
+        into a request's timeout. Cheap once ready; the default does nothing."""
+
     async def __aenter__(self) -> Transport:
         return self
 
@@ -155,7 +161,8 @@ class AiohttpTransport(Transport):
     Lifecycle, as for every transport: entered and closed inside the running loop;
     ``send`` outside ``async with`` (before entry, after close) raises ``RuntimeError``.
     Until the first request nothing is imported or opened, so a run answered wholly from
-    the cache pays for no HTTP library and no connection pool. The first request imports
+    the cache pays for no HTTP library and no connection pool. The first request (or
+    :meth:`prepare`, which the paced client awaits before pacing a request) imports
     aiohttp on a worker thread when it is not imported yet (an import reads files and
     would block the loop), then opens the session on the loop; concurrent first
     requests share that one opening. Closing closes the session if one was opened.
@@ -178,6 +185,10 @@ class AiohttpTransport(Transport):
         session, self._session = self._session, None
         if session is not None:
             await session.close()
+
+    async def prepare(self) -> None:
+        if self._session is None:
+            await self._connect()
 
     async def send(self, base_url: str, request: HttpRequest) -> HttpResponse:
         session = self._session or await self._connect()
