@@ -92,3 +92,16 @@ def test_a_store_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("a file where the folder should be")
     assert run(SAVE, blocked / "sub" / "regex.bin") == "False False"
+
+
+def test_a_store_larger_than_re_cache_is_not_rewritten_on_every_run(tmp_path: Path) -> None:
+    store = tmp_path / "regex.bin"
+    many = """
+from verifier import regex_store
+seeded = regex_store.preload()
+for i in range(600):  # more than re's cache holds (512): some cannot be seeded
+    re.compile(f"many{i}[a-z]+")
+print(seeded < 600, regex_store.save())
+"""
+    assert run(many, store) == "True True"  # the first run writes the store
+    assert run(many, store) == "True False"  # nothing new: no rewrite, seeded or not

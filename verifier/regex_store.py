@@ -88,16 +88,17 @@ def preload(path: Path | None = None) -> int:
         return 0
     room = max(0, getattr(_re, "_MAXCACHE", 512) - 64 - len(_re._cache))
     seeded = 0
-    for entry in entries[:room]:
+    for entry in entries:
         try:
             pattern, flags = entry[0], entry[1]
             key: Key = (type(pattern), pattern, flags)
-            compiled = _sre.compile(pattern, *entry[2:])
+            compiled = _sre.compile(pattern, *entry[2:]) if seeded < room else None
         except Exception:  # a bad entry is skipped, never raised
             continue
-        _loaded[key] = entry
-        _re._cache.setdefault(key, compiled)
-        seeded += 1
+        _loaded[key] = entry  # known (not new to save) even when there is no room for it
+        if compiled is not None:
+            _re._cache.setdefault(key, compiled)
+            seeded += 1
     return seeded
 
 
