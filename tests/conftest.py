@@ -8,6 +8,7 @@ benchmarks run it in its own process.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -30,3 +31,19 @@ def blockbuster(request: pytest.FixtureRequest) -> Iterator[BlockBuster | None]:
         for name in ("sqlite3.Connection.execute", "sqlite3.Cursor.fetchall"):
             bb.functions[name].can_block_in("verifier/http/cache.py", "_select_on_loop")
         yield bb
+
+
+@pytest.fixture(autouse=True, scope="session")
+def user_cache_in_a_temporary_folder(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """The ``verifier`` processes the tests start keep what they keep in the user's cache
+    folder (the store of compiled patterns, :mod:`verifier.regex_store`) in a temporary
+    one: ``XDG_CACHE_HOME``, which no test's clean environment removes."""
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved

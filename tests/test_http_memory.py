@@ -297,3 +297,47 @@ def test_post_bodies_are_part_of_the_cache_key_and_identity_is_not() -> None:
     assert a.cache_key() == keyed.cache_key()
     assert "secret" not in keyed.cache_key()
     assert HttpRequest("/x", params=(("q", "1"),)).cache_key() == "/x?q=1"
+
+
+class SlowToOpen(MockTransport):
+    """Like AiohttpTransport: the first request (or ``prepare``) opens something slow (an
+    import, a connection pool) for ``opening_s``; concurrent first requests wait for it."""
+
+    def __init__(self, opening_s: float) -> None:
+        super().__init__(ok)
+        self.opening_s = opening_s
+        self.opened = 0
+        self._opening: asyncio.Lock | None = None
+        self._ready = False
+
+    async def prepare(self) -> None:
+        if self._ready:
+            return
+        self._opening = self._opening or asyncio.Lock()
+        async with self._opening:
+            if not self._ready:
+                await asyncio.sleep(self.opening_s)
+                self.opened += 1
+                self._ready = True
+
+    async def send(self, base_url: str, request: HttpRequest) -> HttpResponse:
+        await self.prepare()
+        return await super().send(base_url, request)
+
+
+def test_a_slow_first_opening_of_the_transport_does_not_bunch_paced_requests() -> None:
+    async def main() -> tuple[list[float], int]:
+        transport = SlowToOpen(opening_s=2.0)
+        gate = SourceGate("svc", policy(), SourceStats())
+        client = TextClient(PacedClient("svc", base_url="http://svc.test", gate=gate,
+                                        transport=transport, cache=None,
+                                        cache_policy=NO_CACHE, rng=random.Random(7)))
+        await asyncio.gather(*(client.fetch(HttpRequest(f"/{i}"), 100.0) for i in range(6)))
+        return [s.at for s in transport.sent], transport.opened
+
+    times, opened = run_virtual(main())
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    # Paced after the opening, at the rate (2/s): not all sent at once when it ends.
+    assert opened == 1
+    assert times[0] == pytest.approx(2.0)
+    assert gaps == pytest.approx([0.5] * 5)

@@ -129,3 +129,51 @@ def test_the_rules_see_a_violation() -> None:
     http_client = ROOT / "verifier" / "http" / "client.py"
     assert "verifier.http.gate" in _imports(http_client)
     assert _violations([http_client], ("verifier.errors",)) != []
+
+
+# ---------------------------------------------------------------- what a process imports
+
+# What `verifier check` over a file (any format but the one read), `verifier --help` and a
+# cached run need not import: aiohttp (only when a request goes out), the world, the
+# drawing progress displays (not under --quiet), the input readers of other formats and
+# their libraries, the model and premise pipelines.
+NOT_FOR_A_CHECK = (
+    "aiohttp", "yarl", "multidict", "verifier.http.aiohttp_session", "verifier.world.corpus",
+    "verifier.world.server", "rich", "verifier.cli.displays", "bibtexparser", "rispy",
+    "pylatexenc", "verifier.citations.inputs.bibtex", "verifier.claims.checker",
+    "verifier.llm.select", "verifier.llm.structured",
+)
+
+
+def _imported_by(code: str) -> set[str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, timeout=60, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+def test_the_cli_and_the_engine_import_only_what_a_check_uses() -> None:
+    loaded = _imported_by("import verifier.cli.main, verifier.api\n"
+                          "from verifier.cli.main import build_parser\n"
+                          "build_parser().parse_args(['check', 'x.csv'])")
+    assert sorted(m for m in NOT_FOR_A_CHECK if m in loaded) == []
+    assert "verifier.citations.checker" in loaded  # the check itself is there
+
+
+def test_a_cached_run_imports_no_http_library() -> None:
+    # A session with its cache and one client per source, entered and closed: what a run
+    # answered wholly from the cache does around its reads.
+    loaded = _imported_by(
+        "import asyncio, tempfile\n"
+        "from verifier.session import Session\n"
+        "from verifier.settings import Settings\n"
+        "async def run():\n"
+        "    with tempfile.TemporaryDirectory() as d:\n"
+        "        async with Session(Settings(cache_dir=d)) as session:\n"
+        "            assert session.clients\n"
+        "asyncio.run(run())\n")
+    assert sorted(m for m in ("aiohttp", "verifier.http.aiohttp_session") if m in loaded) == []

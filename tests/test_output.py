@@ -237,3 +237,60 @@ def test_the_line_queue_writes_off_the_loop_and_keeps_every_queued_line_on_cance
     loop_thread = asyncio.run(main())
     assert loop_thread not in writers
     assert path.read_bytes().count(b"\n") == 500
+
+
+def test_a_lingering_line_queue_writes_in_batches_within_its_delay_and_closes_at_once(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import time
+
+    from verifier.cli.output import JsonlWriter, LineQueue
+
+    batches: list[int] = []
+
+    class Recording(JsonlWriter):
+        def write_many(self, lines: list[bytes]) -> None:
+            batches.append(len(lines))
+            super().write_many(lines)
+
+    path = tmp_path / "out.jsonl"
+
+    async def main() -> tuple[int, float]:
+        writer = Recording(path.open("wb"), close=True)
+        async with LineQueue(writer, linger_s=0.2) as lines:
+            for i in range(300):  # a fast run: lines arrive far quicker than the delay
+                await lines.put(b'{"id": "%d"}\n' % i)
+                if i % 10 == 0:
+                    await asyncio.sleep(0)
+            await asyncio.sleep(0.6)  # longer than the delay: everything so far is out
+            on_disk = path.read_bytes().count(b"\n")
+            await lines.put(b'{"id": "last"}\n')
+            closing = time.perf_counter()
+        closed_in = time.perf_counter() - closing
+        writer.close()
+        return on_disk, closed_in
+
+    on_disk, closed_in = asyncio.run(main())
+    assert on_disk == 300  # written within the delay, not held until the end
+    assert path.read_bytes().count(b"\n") == 301
+    assert sum(batches) == 301 and len(batches) <= 4  # a few writes, not one per line
+    assert closed_in < 0.15  # closing writes the last line without waiting for the delay
+
+
+def test_a_lingering_line_queue_with_a_small_bound_never_stalls(tmp_path: Path) -> None:
+    import asyncio
+
+    from verifier.cli.output import JsonlWriter, LineQueue
+
+    path = tmp_path / "out.jsonl"
+
+    async def main() -> None:
+        writer = JsonlWriter(path.open("wb"), close=True)
+        async with LineQueue(writer, maxsize=4, linger_s=30.0) as lines:
+            for i in range(100):  # blocks on a full queue unless half-full forces a write
+                await asyncio.wait_for(lines.put(b'{"id": "%d"}\n' % i), 5.0)
+        writer.close()
+
+    asyncio.run(main())
+    assert path.read_bytes().count(b"\n") == 100

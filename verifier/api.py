@@ -17,6 +17,10 @@ through the same session::
 
         p = await verifier.decide(paper_text, {"true": Predicate("Is ... true?")})
         out = await verifier.complete_json(messages, schema=CLAIMS_SCHEMA)
+
+Importing this module loads the citation pipeline only; the models and the premise
+checker (:mod:`verifier.llm`, :mod:`verifier.claims`) load when the ``Verifier`` opens,
+off the event loop, for the pipelines that use them (see :meth:`Verifier.__aenter__`).
 """
 
 from __future__ import annotations
@@ -25,25 +29,26 @@ import hashlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from types import TracebackType
-from typing import Any
-
-from adapters.base import SourceAdapter
+from typing import TYPE_CHECKING, Any
 
 from .citations.checker import CitationChecker
 from .citations.models import CitationInput, Report
-from .claims.checker import CommentResult, PremiseChecker, PremiseOptions
-from .http.policy import SourcePolicy
+from .http.imports import imported
 from .http.stats import RunStats
-from .http.transport import Transport
-from .llm.interfaces import ChatModel, DecisionModel
-from .llm.select import open_models
-from .llm.structured import JsonAnswer, Validate
-from .llm.structured import complete_json as _complete_json
-from .llm.types import ChatMessage, DecisionResult, Question
 from .options import CheckOptions
 from .session import Session
 from .settings import Settings
 from .sources import PolicyTable
+
+if TYPE_CHECKING:
+    from adapters.base import SourceAdapter
+
+    from .claims.checker import CommentResult, PremiseChecker, PremiseOptions
+    from .http.policy import SourcePolicy
+    from .http.transport import Transport
+    from .llm.interfaces import ChatModel, DecisionModel
+    from .llm.structured import JsonAnswer, Validate
+    from .llm.types import ChatMessage, DecisionResult, Question
 
 CitationLike = str | CitationInput
 
@@ -148,32 +153,45 @@ class Verifier:
 
     @property
     def models(self) -> tuple[DecisionModel, ChatModel]:
-        """The session's decision and chat models (:func:`verifier.llm.select.open_models`)."""
+        """The session's decision and chat models (:func:`verifier.llm.select.open_models`;
+        the async methods below load that module off the loop before they ask)."""
         if self._models is None:
+            from .llm.select import open_models
+
             self._models = open_models(self.session)
         return self._models
+
+    async def _models_loaded(self) -> tuple[DecisionModel, ChatModel]:
+        await imported("verifier.llm.select")
+        return self.models
 
     async def decide(self, state: str, questions: Mapping[str, Question], *,
                      deadline: float | None = None) -> DecisionResult:
         """Probabilities for every question about ``state`` (raises SourceError when the
         endpoint cannot answer)."""
-        return await self.models[0].decide(state, questions, deadline=deadline)
+        decisions, _ = await self._models_loaded()
+        return await decisions.decide(state, questions, deadline=deadline)
 
     async def complete_json(self, messages: Sequence[ChatMessage], *,
                             schema: Mapping[str, Any], validate: Validate | None = None,
                             deadline: float | None = None) -> JsonAnswer:
         """The chat model's answer as JSON valid under ``schema``, repaired and retried
         once (:func:`verifier.llm.structured.complete_json`)."""
-        return await _complete_json(self.models[1], messages, schema, validate,
-                                    deadline=deadline)
+        _, chat = await self._models_loaded()
+        structured = await imported("verifier.llm.structured")
+        answer: JsonAnswer = await structured.complete_json(chat, messages, schema, validate,
+                                                            deadline=deadline)
+        return answer
 
     async def check_comment(self, paper: str, comment: str, *,
                             options: PremiseOptions | None = None) -> CommentResult:
         """A review comment about ``paper`` (its text) checked premise by premise: scored
         by the minimum over its premises (:mod:`verifier.claims.checker`)."""
         if self._premises is None:
-            decisions, chat = self.models
-            self._premises = PremiseChecker(self.session, decisions=decisions, chat=chat)
+            decisions, chat = await self._models_loaded()
+            premises = await imported("verifier.claims.checker")
+            self._premises = premises.PremiseChecker(self.session, decisions=decisions,
+                                                     chat=chat)
         return await self._premises.check_comment(paper, comment, options=options)
 
 

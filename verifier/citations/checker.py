@@ -10,6 +10,7 @@ holds. Every source failure becomes a value in the report; only bugs propagate.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 import time
@@ -46,7 +47,7 @@ from .models import (
     Status,
 )
 from .normalize import normalize_title
-from .parsing import parse_citation
+from .parsing import is_warm, parse_citation, warm_up
 from .plan_run import PlanRun
 from .planner import PlanStep, SourcePlan, StepKind, book_of, book_plan, plan_sources
 from .source_client import SourceClient
@@ -91,6 +92,7 @@ class CitationChecker:
             name: SourceResult(SourceStatus.SKIPPED, reason=reason)
             for name, reason in session.unavailable.items()
         }
+        self._warming: asyncio.Future[None] | None = None
 
     @property
     def clients(self) -> Mapping[str, SourceClient]:
@@ -148,6 +150,8 @@ class CitationChecker:
         # The deadline's clock stops while the citation only queues for our own rate
         # limits: a long queue (a large --concurrency) never makes it inconclusive.
         deadline = Deadline(options.deadline_s)
+        if item.fields is None and not is_warm():
+            await self._parser_ready()
         citation = item.fields if item.fields is not None else citation_of_text(item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
@@ -171,6 +175,13 @@ class CitationChecker:
             pass  # sources still out are reported timed_out
         return self._report(item, citation, main, book, options,
                             time.perf_counter() - started)
+
+    async def _parser_ready(self) -> None:
+        """Open the parser's model on a worker thread (a file read must not block the
+        loop); the citations that arrive meanwhile wait for that one opening."""
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(asyncio.to_thread(warm_up))
+        await asyncio.shield(self._warming)
 
     @staticmethod
     def _unreadable(item: CitationInput, citation: Citation, elapsed: float) -> Report:

@@ -121,6 +121,11 @@ EXIT_INTERRUPTED = exit_codes.INTERRUPTED
 
 MAX_CONCURRENCY = 1000
 
+OUTPUT_LINGER_S = 0.05
+"""How long a decided line may wait to be written with the ones after it (one write per
+batch, not one hand-off to the writer thread per line: about 60 ms of a 636-citation
+cached re-run). Everything is written before the run ends, interrupted or not."""
+
 EXIT_CODES_HELP = """\
 exit codes (when several apply: 6, then 7, 5, 3, 1):
   0    every citation verified
@@ -587,7 +592,7 @@ class CheckRun:
                 display = open_progress(verifier.stats, settings.sources, total=total,
                                         done=done, quiet=plan.quiet, live=self._live_display())
                 with display:
-                    async with LineQueue(writer) as lines, \
+                    async with LineQueue(writer, linger_s=OUTPUT_LINGER_S) as lines, \
                             aclosing(self._pending(lines, display.advance)) as pending, \
                             _closing(verifier.verify_many(pending, concurrency=plan.concurrency)) \
                             as reports:

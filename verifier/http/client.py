@@ -370,6 +370,9 @@ class PacedClient:
             await asyncio.sleep(delay)
 
     async def _send(self, request: HttpRequest, deadline: Deadline) -> HttpResponse:
+        # Before the rate slot: a transport's first opening (aiohttp's import) must not
+        # bunch the paced requests behind it, nor count against the request's timeout.
+        await self._transport.prepare()
         async with self.gate.slot(request.request_class, deadline, request.cost,
                                   request.weight):
             remaining = deadline.when - self._loop.time()

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus
 
-from yarl import URL
+if TYPE_CHECKING:
+    from yarl import URL
 
 __all__ = [
     "CREDENTIAL_HEADERS",

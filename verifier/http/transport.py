@@ -4,6 +4,11 @@ Adapters build :class:`HttpRequest` values and parse :class:`HttpResponse` value
 functions; only a :class:`Transport` touches the network. :class:`AiohttpTransport` is the
 real one; :class:`~verifier.http.mock.MockTransport` is the in-memory double for tests of
 the layers above (wire behaviour is tested against real servers on loopback).
+
+This module imports no HTTP library: the adapters, the settings and the cache import it,
+and a run answered wholly from the cache never needs aiohttp. :class:`AiohttpTransport`
+imports it (off the event loop) and opens its connection pool on the first request; the
+wire work itself is :mod:`verifier.http.aiohttp_session`.
 """
 
 from __future__ import annotations
@@ -12,23 +17,20 @@ import asyncio
 import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
-import aiohttp
-from yarl import URL
+from .imports import imported
+from .redact import request_secrets
 
-from verifier.errors import ConnectFailed, ConnectionLost, RequestTimeout, TransportError
-
-from .redact import redact, request_secrets, strip_credentials
+if TYPE_CHECKING:
+    from .aiohttp_session import AiohttpSession
 
 MAX_REDIRECTS = 10
 """Redirects one request may follow before it fails (a loop is a ``TransportError``)."""
-
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,12 @@ class Transport(ABC):
     async def send(self, base_url: str, request: HttpRequest) -> HttpResponse:
         ...
 
+    async def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Get ready to send (open what the first request needs), so that what comes
+        after is the request alone: the paced client awaits it before it takes a rate
+        slot, so a slow first opening neither bunches paced requests together nor eats
+        into a request's timeout. Cheap once ready; the default does nothing."""
+
     async def __aenter__(self) -> Transport:
         return self
 
@@ -142,95 +150,60 @@ class Transport(ABC):
         pass
 
 
-@contextmanager
-def map_aiohttp_exceptions(secrets: tuple[str, ...] = ()) -> Iterator[None]:
-    """Map aiohttp's client exceptions onto our tree, most specific first. aiohttp's
-    texts can hold the URL (keys in its query): every message is redacted, with
-    ``secrets`` (the request's credential values) besides the patterns."""
-    try:
-        yield
-    except aiohttp.ServerTimeoutError as exc:
-        raise RequestTimeout(f"no answer in time ({type(exc).__name__})") from exc
-    except aiohttp.ClientConnectorError as exc:
-        raise ConnectFailed(redact(f"could not connect: {exc}", secrets)) from exc
-    except (
-        aiohttp.ServerDisconnectedError,
-        aiohttp.ClientPayloadError,
-        aiohttp.ClientOSError,
-        aiohttp.ClientResponseError,
-        ConnectionResetError,
-    ) as exc:
-        raise ConnectionLost(
-            redact(f"connection lost: {type(exc).__name__}: {exc}", secrets)) from exc
-    except aiohttp.ClientError as exc:
-        raise TransportError(
-            redact(f"transport error: {type(exc).__name__}: {exc}", secrets)) from exc
-
-
-def _origin(url: URL) -> tuple[str, str, int | None]:
-    return (url.scheme.lower(), (url.host or "").lower(), url.port)
+_WIRE_MODULE = "verifier.http.aiohttp_session"
 
 
 class AiohttpTransport(Transport):
-    """One ``aiohttp.ClientSession`` per engine, created inside the running loop.
+    """The real transport: :class:`~verifier.http.aiohttp_session.AiohttpSession` (one
+    ``aiohttp.ClientSession``; its docstring says how redirects and credentials are
+    handled), created on the first :meth:`send`, not on entry.
 
-    Connection-level concurrency is left to the per-source policy; the connector only caps
-    the total so a huge run cannot exhaust file descriptors.
-
-    Redirects are followed here, not by aiohttp, at most :data:`MAX_REDIRECTS` of them:
-    to the same origin (scheme, host, port) with the request as it was; to any other
-    origin without a credential (the credential headers and query parameters of
-    :mod:`verifier.http.redact`, and any parameter carrying one of the request's key
-    values), and never with one again for the rest of that request. 303, and 301/302
-    after a POST, continue as a GET without a body; 307 and 308 keep method and body.
+    Lifecycle, as for every transport: entered and closed inside the running loop;
+    ``send`` outside ``async with`` (before entry, after close) raises ``RuntimeError``.
+    Until the first request nothing is imported or opened, so a run answered wholly from
+    the cache pays for no HTTP library and no connection pool. The first request (or
+    :meth:`prepare`, which the paced client awaits before pacing a request) imports
+    aiohttp on a worker thread when it is not imported yet (an import reads files and
+    would block the loop), then opens the session on the loop; concurrent first
+    requests share that one opening. Closing closes the session if one was opened.
     """
 
     def __init__(self, user_agent: str, *, max_connections: int = 100) -> None:
         self._user_agent = user_agent
         self._max_connections = max_connections
-        self._session: aiohttp.ClientSession | None = None
+        self._open = False
+        self._session: AiohttpSession | None = None
+        self._opening: asyncio.Lock | None = None
 
     async def __aenter__(self) -> AiohttpTransport:
         asyncio.get_running_loop()  # fail loudly outside a loop
-        connector = aiohttp.TCPConnector(limit=self._max_connections, ttl_dns_cache=300)
-        self._session = aiohttp.ClientSession(
-            connector=connector,
-            headers={"User-Agent": self._user_agent},
-            auto_decompress=True,
-        )
+        self._open = True
         return self
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        self._open = False
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+    async def prepare(self) -> None:
+        if self._session is None:
+            await self._connect()
 
     async def send(self, base_url: str, request: HttpRequest) -> HttpResponse:
-        if self._session is None:
+        session = self._session or await self._connect()
+        return await session.send(base_url, request)
+
+    async def _connect(self) -> AiohttpSession:
+        if not self._open:
             raise RuntimeError("AiohttpTransport used outside 'async with'")
-        secrets = request.secrets()
-        # encoded=True: adapters percent-encode paths on purpose (e.g. ";" in a DOI,
-        # which Crossref's server would otherwise cut the path at); yarl must not undo it.
-        url = URL(request.url(base_url), encoded=True)
-        origin = _origin(url)
-        method, data = request.method, request.body
-        headers = dict(request.headers)
-        with map_aiohttp_exceptions(secrets):
-            for _hop in range(MAX_REDIRECTS + 1):
-                async with self._session.request(
-                    method, url, headers=headers, data=data, allow_redirects=False,
-                ) as response:
-                    location = response.headers.get("Location")
-                    if response.status not in _REDIRECTS or not location:
-                        body = await response.read()
-                        found = {k.lower(): v for k, v in response.headers.items()}
-                        return HttpResponse(status=response.status, body=body, headers=found)
-                    status = response.status
-                url = url.join(URL(location))
-                if _origin(url) != origin:
-                    url, headers = strip_credentials(url, headers, secrets)
-                if status == 303 or (status in (301, 302) and method == "POST"):
-                    method, data = "GET", None
-        where = redact(f"{url.scheme}://{url.host}:{url.port}{url.path}", secrets)
-        raise TransportError(f"more than {MAX_REDIRECTS} redirects (a redirect loop?), "
-                             f"the last to {where}")
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:
+            if self._session is None:
+                wire = await imported(_WIRE_MODULE)
+                if not self._open:  # closed while aiohttp was being imported
+                    raise RuntimeError("AiohttpTransport used outside 'async with'")
+                self._session = wire.AiohttpSession(
+                    self._user_agent, max_connections=self._max_connections)
+            return self._session

@@ -25,20 +25,19 @@ side of the wire.
 
 from typing import TYPE_CHECKING, Any
 
-from .corpus import (
-    Clause,
-    Corpus,
-    CorpusError,
-    Hit,
-    Person,
-    RenderedWork,
-    Rendering,
-    Retraction,
-    SourceView,
-    Work,
-)
-
 if TYPE_CHECKING:
+    from .corpus import (
+        Clause,
+        Corpus,
+        CorpusError,
+        Hit,
+        Person,
+        RenderedWork,
+        Rendering,
+        Retraction,
+        SourceView,
+        Work,
+    )
     from .server import (
         REQUEST_LOG,
         SERVICES,
@@ -51,15 +50,22 @@ if TYPE_CHECKING:
 _SERVER_NAMES = frozenset(
     {"REQUEST_LOG", "SERVICES", "RequestLogEntry", "WorldHandle", "create_app", "serve_world"}
 )
+_CORPUS_NAMES = frozenset({"Clause", "Corpus", "CorpusError", "Hit", "Person", "RenderedWork",
+                           "Rendering", "Retraction", "SourceView", "Work"})
 
 
 def __getattr__(name: str) -> Any:
     # The server module loads on first use, so `python -m verifier.world.server` does not
-    # find itself already imported by the package.
+    # find itself already imported by the package; the corpus too, so the CLI can build
+    # its `world serve` parser (verifier.world.cli) without loading either.
     if name in _SERVER_NAMES:
         from verifier.world import server
 
         return getattr(server, name)
+    if name in _CORPUS_NAMES:
+        from verifier.world import corpus
+
+        return getattr(corpus, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -23,28 +23,27 @@ unknown extension, from the first kilobyte, or what has arrived of a pipe
 (:mod:`.detect`). Text, RIS, JSON lines and
 tables are streamed; BibTeX and CSL-JSON are read whole, up to 200 MB. Items from the
 structured formats carry ``fields``, and their ``text`` is those fields on one line.
+
+Each format's reader module (and the library it needs: bibtexparser, rispy, pylatexenc)
+is imported on the first read of that format, not with this package: a run reading a CSV
+file pays for the CSV reader only.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import sys
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from verifier.citations.models import CitationInput
 
-from .bibtex import count_bibtex, read_bibtex
-from .csl import read_csl_json
 from .detect import Replay, format_by_extension, read_arrived, read_head, sniff_format
 from .items import MAX_LINE_CHARS, InputItem, Reader, citation_id
-from .jsonl import read_jsonl
-from .ris import read_ris
-from .table import read_csv, read_tsv
-from .text import read_text
 
 __all__ = [
     "AUTO",
@@ -67,19 +66,40 @@ STDIN = Path("-")
 AUTO = "auto"
 """The format name that asks for detection (the ``--format`` default)."""
 
-READERS: dict[str, Reader] = {
-    "text": read_text,
-    "bibtex": read_bibtex,
-    "ris": read_ris,
-    "csl-json": read_csl_json,
-    "jsonl": read_jsonl,
-    "csv": read_csv,
-    "tsv": read_tsv,
+_HOMES: dict[str, tuple[str, str]] = {
+    "text": (".text", "read_text"),
+    "bibtex": (".bibtex", "read_bibtex"),
+    "ris": (".ris", "read_ris"),
+    "csl-json": (".csl", "read_csl_json"),
+    "jsonl": (".jsonl", "read_jsonl"),
+    "csv": (".table", "read_csv"),
+    "tsv": (".table", "read_tsv"),
 }
+"""Where each format's reader lives: (module in this package, function)."""
+
+
+def _imported(module: str, name: str) -> Any:
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+def _reader(fmt: str) -> Reader:
+    """The reader of ``fmt``, importing its module on the first call."""
+    module, name = _HOMES[fmt]
+
+    def read(stream: BinaryIO) -> Iterator[InputItem]:
+        items: Iterator[InputItem] = _imported(module, name)(stream)
+        return items
+
+    read.__name__ = read.__qualname__ = name
+    read.__doc__ = f"``{module[1:]}.{name}``, imported on the first call."
+    return read
+
+
+READERS: dict[str, Reader] = {fmt: _reader(fmt) for fmt in _HOMES}
 """Input formats by name (with :data:`AUTO`, the ``--format`` choices)."""
 
-# Formats with a cheaper way to count than reading every item.
-_COUNTERS: dict[str, Callable[[BinaryIO], int]] = {"bibtex": count_bibtex}
+_COUNTERS: dict[str, tuple[str, str]] = {"bibtex": (".bibtex", "count_bibtex")}
+"""Formats with a cheaper way to count than reading every item."""
 
 
 def read_citations(path: Path, fmt: str = AUTO) -> Generator[InputItem, None, None]:
@@ -101,8 +121,10 @@ def count_citations(path: Path, fmt: str = AUTO) -> int:
     if path == STDIN:
         raise ValueError("stdin cannot be counted before it is read")
     with path.open("rb") as raw, _resolved(path, raw, fmt) as (name, stream):
-        counter = _COUNTERS.get(name)
-        return counter(stream) if counter else sum(1 for _ in READERS[name](stream))
+        if name in _COUNTERS:
+            counted: int = _imported(*_COUNTERS[name])(stream)
+            return counted
+        return sum(1 for _ in READERS[name](stream))
 
 
 @dataclass(frozen=True, slots=True)

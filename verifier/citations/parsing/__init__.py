@@ -16,13 +16,17 @@ rest):
   character classes and sentence boundaries.
 
 ``parse_citation`` is the default (:data:`DEFAULT_PARSER` names it) and never raises on
-any text.
+any text. It opens the CRF's model file on first use; code on an event loop runs
+:func:`warm_up` on a worker thread first (until :func:`is_warm`), so no parse reads it on
+the loop.
 """
 
 from .combined import parse_citation
+from .crf.model import is_loaded as is_warm
+from .crf.model import warm_up
 from .text import MAX_PARSE_CHARS
 
 DEFAULT_PARSER = "combined"
 """The name (in ``bench/parsing.py``) of the parser ``parse_citation`` is."""
 
-__all__ = ["DEFAULT_PARSER", "MAX_PARSE_CHARS", "parse_citation"]
+__all__ = ["DEFAULT_PARSER", "MAX_PARSE_CHARS", "is_warm", "parse_citation", "warm_up"]

@@ -12,23 +12,32 @@ import pycrfsuite
 from .features import featurize
 from .tokens import Token
 
-MODEL_PATH = Path(__file__).resolve().parent / "model" / "parser.crfsuite"
+MODEL_PATH = Path(__file__).parent / "model" / "parser.crfsuite"
 """The trained model (written by ``bench/train_parser.py``; package data)."""
 
 
 @cache
 def tagger() -> pycrfsuite.Tagger:
-    """The model, opened once per process. Raises ``OSError`` when the file is missing."""
+    """The model, opened once per process (on first use, if :func:`warm_up` has not
+    opened it). Raises ``OSError`` when the file is missing."""
     loaded = pycrfsuite.Tagger()
     loaded.open(str(MODEL_PATH))
     return loaded
 
 
-# Opened when the parser is imported, not on its first use: the first use is on an event
-# loop, where reading a 1.5 MB file would block it (the tests' detector says so). A missing
-# file surfaces at the first parse instead, with the path in the error.
-with suppress(OSError):
-    tagger()
+def is_loaded() -> bool:
+    """Whether the model is open in this process."""
+    return tagger.cache_info().currsize > 0
+
+
+def warm_up() -> None:
+    """Open the model now: reading the 1.5 MB file blocks, so code on an event loop calls
+    this on a worker thread before it parses (the citation checker does, before its first
+    parse), not at import (importing the parser must not read it: an import may run on
+    a loop too). A missing file surfaces at the first parse instead, with the path in
+    the error."""
+    with suppress(OSError):
+        tagger()
 
 
 def label(tokens: Sequence[Token], author_end: int = 0) -> list[str]:
