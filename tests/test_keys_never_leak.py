@@ -46,6 +46,7 @@ async def run_cli(base_urls: dict[str, str], work: Path) -> tuple[int, bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIER_")}
     env.update(dict.fromkeys(KEY_VARIABLES, SENTINEL))
     env["VERIFIER_MAILTO"] = "tests@example.org"
+    env["XDG_CACHE_HOME"] = str(work / "user-cache")  # the compiled-pattern store goes here
     args = [sys.executable, "-m", "verifier", "check", str(DEMO / "refs.txt"),
             "--format", "text", "--output", str(work / "out.jsonl"),
             "--cache-dir", str(work / "cache"), "--deadline", "25", "--concurrency", "17"]
@@ -74,9 +75,11 @@ async def test_no_key_in_output_cache_or_stderr_under_every_fault(tmp_path: Path
     assert output.count(b"\n") == 17
     assert b"redirect" in output.lower()  # the loop's error is reported, without its key
     places = {"stderr": stderr, "out.jsonl": output}
-    for path in (tmp_path / "cache").rglob("*"):
-        if path.is_file():
-            places[str(path.relative_to(tmp_path))] = path.read_bytes()
+    for folder in ("cache", "user-cache"):
+        for path in (tmp_path / folder).rglob("*"):
+            if path.is_file():
+                places[str(path.relative_to(tmp_path))] = path.read_bytes()
     assert len(places) > 2  # the cache was written
+    assert any(name.startswith("user-cache/") for name in places)  # and the pattern store
     leaks = [name for name, data in places.items() if SENTINEL.encode() in data]
     assert leaks == []
