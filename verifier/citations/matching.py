@@ -129,18 +129,26 @@ class _Name:
     """Keys of the given-name words, to recognise family/given swapped (CJK order)."""
     organisation: str
     """Normalised literal of a corporate author, "" for a person."""
+    initial: str
+    """The first of ``initials`` ("" for none)."""
+    transliterated: str
+    """``transliteration_key(key)``: computed once per author, not once per comparison."""
 
 
 @lru_cache(maxsize=65536)
 def _name(author: Author) -> _Name:
     if author.family:
         given_words = author.given.replace(".", " ").split()
+        key = family_key(author.family)
+        given_initials = initials(author.given)
         return _Name(
-            key=family_key(author.family),
+            key=key,
             variants=family_variants(author.family),
-            initials=initials(author.given),
+            initials=given_initials,
             given_keys=frozenset(k for k in (family_key(w) for w in given_words) if len(k) > 1),
             organisation="",
+            initial=given_initials[:1],
+            transliterated=transliteration_key(key),
         )
     literal = author.literal
     words = literal.split()
@@ -148,12 +156,16 @@ def _name(author: Author) -> _Name:
     variants = {family_key(literal)}
     if 1 < len(words) <= 4:
         variants |= family_variants(words[-1])
+    key = family_key(literal)
+    literal_initials = initials(" ".join(words[:-1])) if 1 < len(words) <= 4 else ""
     return _Name(
-        key=family_key(literal),
+        key=key,
         variants=frozenset(v for v in variants if v),
-        initials=initials(" ".join(words[:-1])) if 1 < len(words) <= 4 else "",
+        initials=literal_initials,
         given_keys=frozenset(),
         organisation=normalize_title(literal),
+        initial=literal_initials[:1],
+        transliterated=transliteration_key(key),
     )
 
 
@@ -196,32 +208,30 @@ def _one_slip_apart(a: str, b: str, min_length: int = SLIP_MIN_LENGTH) -> bool:
     """One insertion, deletion, substitution or transposition of neighbours apart
     (optimal string alignment), both at least ``min_length`` long, starting alike (the
     first letter, or the first two letters swapped)."""
-    if min(len(a), len(b)) < min_length or a == b:
+    length_a, length_b = len(a), len(b)
+    if length_a < min_length or length_b < min_length or a == b:
         return False
+    if length_a - length_b > 1 or length_b - length_a > 1:
+        return False  # the distance is at least the difference in length
     if a[0] != b[0]:
         return a[:2] == b[1::-1] and a[2:] == b[2:]
     return OSA.distance(a, b, score_cutoff=1) <= 1
-
-
-def _transliterations_agree(a: str, b: str) -> bool:
-    """The two family keys are one name in two transliteration systems (see
-    :func:`~verifier.citations.normalize.transliteration_key`)."""
-    ta = transliteration_key(a)
-    return bool(ta) and ta == transliteration_key(b)
 
 
 def _compatible(cited: _Name, found: _Name, slip_min: int = SLIP_MIN_LENGTH) -> bool:
     if cited.organisation and found.organisation:
         return _organisations_agree(cited.organisation, found.organisation)
     if (
-        cited.variants & found.variants
+        not cited.variants.isdisjoint(found.variants)
         or _one_slip_apart(cited.key, found.key, slip_min)
-        or _transliterations_agree(cited.key, found.key)
+        # the same name in two transliteration systems
+        or (bool(cited.transliterated) and cited.transliterated == found.transliterated)
     ):
         return _initials_agree(cited.initials, found.initials)
     # Family and given swapped ("Zhang, J." vs given "Zhang", family "Jun").
-    swapped = cited.variants & found.given_keys
-    return bool(swapped) and (
+    if cited.variants.isdisjoint(found.given_keys):
+        return False
+    return (
         not cited.initials or any(v.startswith(cited.initials[0]) for v in found.variants)
     )
 
@@ -235,39 +245,29 @@ def _count_shared(
     may differ by one slip."""
     cited_names = [_name(a) for a in cited]
     found_names = [_name(a) for a in found]
-    used: set[int] = set()
+    free = list(range(len(found_names)))  # indices of record authors not yet paired
     unmatched: list[_Name] = []
     for name in cited_names:
-        exact = next(
-            (
-                i
-                for i, other in enumerate(found_names)
-                if i not in used
-                and name.key
-                and name.key == other.key
-                and name.initials[:1] == other.initials[:1]
-            ),
-            None,
-        )
-        if exact is None:
-            unmatched.append(name)
+        key, initial = name.key, name.initial
+        if key:
+            for position, i in enumerate(free):
+                other = found_names[i]
+                if key == other.key and initial == other.initial:
+                    del free[position]
+                    break
+            else:
+                unmatched.append(name)
         else:
-            used.add(exact)
+            unmatched.append(name)
     shared = len(cited_names) - len(unmatched)
     first_paired = not unmatched or unmatched[0] is not cited_names[0]
     for name in unmatched:
-        loose = next(
-            (
-                i
-                for i, other in enumerate(found_names)
-                if i not in used and _compatible(name, other, slip_min)
-            ),
-            None,
-        )
-        if loose is not None:
-            used.add(loose)
-            shared += 1
-            first_paired = first_paired or name is cited_names[0]
+        for position, i in enumerate(free):
+            if _compatible(name, found_names[i], slip_min):
+                del free[position]
+                shared += 1
+                first_paired = first_paired or name is cited_names[0]
+                break
     return shared, first_paired
 
 
