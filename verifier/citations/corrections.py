@@ -136,8 +136,19 @@ ALL_CAPS_SHARE = 0.9
 written in capitals, not cased: it is shown in sentence case."""
 
 
+_ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
+_ASCII_CAPITALS = bytes(range(65, 91))
+
+
 def is_all_caps(title: str) -> bool:
     """True when ``title`` is written in capitals ("ADAPTIVE RATES OF THINGS")."""
+    if title.isascii():
+        # The same counts without a Python loop: in ASCII the letters are A-Z and a-z
+        # and the capitals A-Z (property-tested against the general count below).
+        raw = title.encode("ascii")
+        letter_count = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
+        capital_count = len(raw) - len(raw.translate(None, _ASCII_CAPITALS))
+        return letter_count >= 8 and capital_count >= ALL_CAPS_SHARE * letter_count
     letters = [c for c in title if c.isalpha()]
     return len(letters) >= 8 and sum(c.isupper() for c in letters) >= ALL_CAPS_SHARE * len(
         letters)

@@ -136,9 +136,21 @@ _SPACING_FIXES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _SPACE_BEFORE_STOP = re.compile(r"\s+(?=[.,;])")
 
 
+_SPACING_SUSPECT = re.compile(
+    rf"\s[,;:.)\]]|[(\[]\s|[,;]{LETTER}|(?:and|et){UPPER}|[&?.]{UPPER}|[a-z)]\)\.?[A-Z]|\.\d"
+)
+"""Two or three characters that every match of a :data:`_SPACING_FIXES` pattern contains
+(a space before a stop or a closing bracket, after an opening bracket; a comma, "&",
+"?" or "." against a letter; "." before a digit; ")" before a capital). Text without
+any is left as it is by every fix, so the fixes are skipped."""
+
+
 def fix_spacing(text: str) -> str:
     """Undo the spacing of PDF extraction: "Phys .Rev .D 70 ,036003 ( 2004)" becomes
     "Phys. Rev. D 70, 036003 (2004)"; "andR .H" becomes "and R. H"."""
+    if _SPACING_SUSPECT.search(text) is None:
+        # No fix can match the text, so none changes it (property-tested).
+        return " ".join(text.split())
     for pattern, replacement in _SPACING_FIXES:
         text = pattern.sub(replacement, text)
     return " ".join(text.split())
