@@ -57,6 +57,10 @@ def clean_text(value: object) -> str:
     """
     if not isinstance(value, str):
         return ""
+    if value.isascii() and "<" not in value and "&" not in value:
+        # Fast path, same output: strip_markup leaves such text as it is and NFC leaves
+        # ASCII as it is (property-tested against the slow path).
+        return " ".join(value.split())
     text = strip_markup(value)
     if not text.isascii():
         # NFC leaves ASCII text as it is: only other text needs normalising.
