@@ -127,9 +127,9 @@ def doi_path(doi: str) -> str:
 
 def string_tuple(value: object) -> tuple[str, ...]:
     """The non-empty strings of a JSON list (ISBNs, ISSNs), stripped; () for anything else."""
-    if not isinstance(value, list):
+    if not isinstance(value, list) or not value:
         return ()
-    return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
+    return tuple([v.strip() for v in value if isinstance(v, str) and v.strip()])
 
 
 def first_author_name(citation: Citation) -> str:

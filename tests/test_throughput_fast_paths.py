@@ -203,3 +203,25 @@ def test_pairing_is_one_to_one_and_exact_pairs_first() -> None:
     assert matching._count_shared(cited, found) == (2, True)
     # One record author pairs with one cited author only.
     assert matching._count_shared(cited, found[:1]) == (1, False)
+
+
+def test_the_names_memo_never_answers_for_another_author_list() -> None:
+    # Tuples freed and made anew often reuse an id: the memo must see they differ.
+    for n in range(300):
+        first = (Author(family=f"Family{n}", given="A."),)
+        assert [x.key for x in matching._named(first)] == [f"family{n}"]
+        del first
+        second = (Author(family=f"Other{n}", given="B."), Author(literal="WHO"))
+        assert [x.key for x in matching._named(second)] == [f"other{n}", "who"]
+    # A list may change after it was seen: it is never remembered.
+    authors = [Author(family="Smith")]
+    assert [x.key for x in matching._named(authors)] == ["smith"]
+    authors[0] = Author(family="Jones")
+    assert [x.key for x in matching._named(authors)] == ["jones"]
+
+
+def test_the_names_memo_stays_bounded() -> None:
+    kept = [(Author(family=f"F{n}"),) for n in range(matching._NAMED_MEMO_SIZE * 2)]
+    for authors in kept:
+        matching._named(authors)
+    assert len(matching._named_memo) <= matching._NAMED_MEMO_SIZE

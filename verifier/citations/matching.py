@@ -243,8 +243,14 @@ def _count_shared(
     cited author is one of them). One-to-one, greedy: full-key pairs first so "Kim, Y."
     is not used up by a looser pairing. Family names of at least ``slip_min`` letters
     may differ by one slip."""
-    cited_names = [_name(a) for a in cited]
-    found_names = [_name(a) for a in found]
+    return _count_shared_names([_name(a) for a in cited], [_name(a) for a in found],
+                               slip_min)
+
+
+def _count_shared_names(
+    cited_names: Sequence[_Name], found_names: Sequence[_Name], slip_min: int
+) -> tuple[int, bool]:
+    """:func:`_count_shared` over the authors' comparable names."""
     free = list(range(len(found_names)))  # indices of record authors not yet paired
     unmatched: list[_Name] = []
     for name in cited_names:
@@ -271,6 +277,29 @@ def _count_shared(
     return shared, first_paired
 
 
+_NAMED_MEMO_SIZE = 512
+_named_memo: dict[int, tuple[tuple[Author, ...], list[_Name]]] = {}
+
+
+def _named(authors: Sequence[Author]) -> list[_Name]:
+    """The comparable names of the authors that have a family name or a literal, in
+    order. An author list is compared with every candidate record, so the names of a
+    tuple (immutable, like its authors) are remembered by the tuple's identity: an
+    entry holds the tuple itself, so its id cannot be reused while the entry lives, and
+    a hit is the very same tuple. At most :data:`_NAMED_MEMO_SIZE` tuples are kept
+    (then the memo starts over)."""
+    if type(authors) is tuple:
+        entry = _named_memo.get(id(authors))
+        if entry is not None and entry[0] is authors:
+            return entry[1]
+    names = [_name(a) for a in authors if a.family or a.literal]
+    if type(authors) is tuple:
+        if len(_named_memo) >= _NAMED_MEMO_SIZE:
+            _named_memo.clear()
+        _named_memo[id(authors)] = (authors, names)
+    return names
+
+
 CATALOGUE_SOURCES = frozenset({"openlibrary", "googlebooks"})
 """Sources whose records often keep only the first author(s): their short lists are
 taken as truncated when the citation names those authors near its start (see
@@ -291,15 +320,15 @@ def _overlap(
     and the names it shows are all among the first ``len(found) + 1`` cited (the first two
     authors cited in the other order: a catalogue keeping "Anderson" for "Gentile,
     Anderson, Buckley"; not a real name at the end of an invented list)."""
-    cited = [a for a in cited if a.family or a.literal]
-    found = [a for a in found if a.family or a.literal]
-    if not cited or not found:
+    cited_names, found_names = _named(cited), _named(found)
+    if not cited_names or not found_names:
         return 0.0, 0
-    shared, first_paired = _count_shared(cited, found, slip_min)
+    shared, first_paired = _count_shared_names(cited_names, found_names, slip_min)
     truncated = first_paired or (
-        catalogue and _count_shared(cited[: len(found) + 1], found, slip_min)[0] == shared
+        catalogue and _count_shared_names(cited_names[: len(found_names) + 1], found_names,
+                                          slip_min)[0] == shared
     )
-    over = min(len(cited), len(found)) if truncated else len(cited)
+    over = min(len(cited_names), len(found_names)) if truncated else len(cited_names)
     return min(1.0, shared / over), shared
 
 
