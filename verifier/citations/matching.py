@@ -277,26 +277,31 @@ def _count_shared_names(
     return shared, first_paired
 
 
+def _named(authors: Sequence[Author]) -> list[_Name]:
+    """The comparable names of the authors that have a family name or a literal, in
+    order."""
+    return [_name(a) for a in authors if a.family or a.literal]
+
+
 _NAMED_MEMO_SIZE = 512
 _named_memo: dict[int, tuple[tuple[Author, ...], list[_Name]]] = {}
 
 
-def _named(authors: Sequence[Author]) -> list[_Name]:
-    """The comparable names of the authors that have a family name or a literal, in
-    order. An author list is compared with every candidate record, so the names of a
-    tuple (immutable, like its authors) are remembered by the tuple's identity: an
-    entry holds the tuple itself, so its id cannot be reused while the entry lives, and
-    a hit is the very same tuple. At most :data:`_NAMED_MEMO_SIZE` tuples are kept
-    (then the memo starts over)."""
-    if type(authors) is tuple:
-        entry = _named_memo.get(id(authors))
-        if entry is not None and entry[0] is authors:
-            return entry[1]
-    names = [_name(a) for a in authors if a.family or a.literal]
-    if type(authors) is tuple:
-        if len(_named_memo) >= _NAMED_MEMO_SIZE:
-            _named_memo.clear()
-        _named_memo[id(authors)] = (authors, names)
+def _cited_names(authors: Sequence[Author]) -> list[_Name]:
+    """:func:`_named` of a citation's authors, which are compared with every candidate
+    record: remembered by the tuple's identity (a tuple of frozen authors never
+    changes). An entry holds the tuple itself, so its id cannot be reused while the
+    entry lives, and a hit is the very same tuple. At most :data:`_NAMED_MEMO_SIZE`
+    tuples are kept (then the memo starts over). Callers must not change the list."""
+    if type(authors) is not tuple:
+        return _named(authors)  # a list may change: never remembered
+    entry = _named_memo.get(id(authors))
+    if entry is not None and entry[0] is authors:
+        return entry[1]
+    names = _named(authors)
+    if len(_named_memo) >= _NAMED_MEMO_SIZE:
+        _named_memo.clear()
+    _named_memo[id(authors)] = (authors, names)
     return names
 
 
@@ -310,6 +315,14 @@ def _overlap(
     cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH,
     catalogue: bool = False,
 ) -> tuple[float, int]:
+    """:func:`_overlap_names` of the two author lists."""
+    return _overlap_names(_named(cited), _named(found), slip_min, catalogue)
+
+
+def _overlap_names(
+    cited_names: Sequence[_Name], found_names: Sequence[_Name],
+    slip_min: int = SLIP_MIN_LENGTH, catalogue: bool = False,
+) -> tuple[float, int]:
     """(share of cited authors found, number found). The share is taken over the shorter
     of the two lists when the cited first author is found: a record that lists fewer
     authors than the citation (Open Library and Google Books often keep only the first)
@@ -320,7 +333,6 @@ def _overlap(
     and the names it shows are all among the first ``len(found) + 1`` cited (the first two
     authors cited in the other order: a catalogue keeping "Anderson" for "Gentile,
     Anderson, Buckley"; not a real name at the end of an invented list)."""
-    cited_names, found_names = _named(cited), _named(found)
     if not cited_names or not found_names:
         return 0.0, 0
     shared, first_paired = _count_shared_names(cited_names, found_names, slip_min)
@@ -363,7 +375,8 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
     cited, found = citation.authors, record.authors
     catalogue = record.source in CATALOGUE_SOURCES
     if any(_is_person(a) for a in cited):
-        share, shared = _overlap(cited, found, catalogue=catalogue)
+        share, shared = _overlap_names(_cited_names(cited), _named(found),
+                                       catalogue=catalogue)
         return share, shared >= 1 and share >= AUTHOR_THRESHOLD
     # No person cited: nobody at all, or organisations only.
     if cited and found:
@@ -600,8 +613,9 @@ def _short_slip(
     cited = [a for a in citation.authors if a.family]
     if not cited or not record.authors:
         return authors, False
-    share, shared = _overlap(citation.authors, record.authors, SHORT_SLIP_MIN_LENGTH,
-                             catalogue=record.source in CATALOGUE_SOURCES)
+    share, shared = _overlap_names(_cited_names(citation.authors), _named(record.authors),
+                                   SHORT_SLIP_MIN_LENGTH,
+                                   catalogue=record.source in CATALOGUE_SOURCES)
     if shared >= 1 and share >= AUTHOR_THRESHOLD:
         return share, True
     return authors, False
