@@ -58,7 +58,10 @@ _T = TypeVar("_T")
 
 def _first_given(values: Sequence[_T]) -> _T:
     """The first value that is given (truthy), else the first value."""
-    return next((v for v in values if v), values[0])
+    for value in values:
+        if value:
+            return value
+    return values[0]
 
 
 def _fuller_pages(pages: str, others: Sequence[str]) -> str:

@@ -224,11 +224,21 @@ def _pair_authors(cited: Sequence[Author], found: Sequence[Author]) -> list[int 
     used: set[int] = set()
     pairs: list[int | None] = []
     for author in cited:
-        alike = sorted({i for key in _name_keys(author) for i in index.get(key, ())} - used)
-        choice = next((i for i in alike if _same_person(author, found[i])), None)
+        alike: set[int] = set()
+        for key in _name_keys(author):
+            alike.update(index.get(key, ()))
+        alike -= used
+        choice = None
+        for i in sorted(alike):
+            if _same_person(author, found[i]):
+                choice = i
+                break
         if choice is None:
-            rest = (i for i in range(len(found)) if i not in used)
-            choice = next((i for i in rest if _same_person(author, found[i])), None)
+            # The others; those spelt alike were just found not to be this person.
+            for i in range(len(found)):
+                if i not in used and i not in alike and _same_person(author, found[i]):
+                    choice = i
+                    break
         if choice is not None:
             used.add(choice)
         pairs.append(choice)

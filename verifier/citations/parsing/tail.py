@@ -69,6 +69,7 @@ _TAIL_WORDS = frozenset(
 )
 _TAIL_WINDOW = 200
 _PAREN_WITH_DIGIT = re.compile(r"\([^()]*\d[^()]*\)")
+_ROMAN_WORD = re.compile(r"[IVXLC]+")
 
 
 def _tail_search_start(text: str) -> int:
@@ -78,10 +79,11 @@ def _tail_search_start(text: str) -> int:
     start = max(0, len(text) - _TAIL_WINDOW)
     # Words in brackets with a number ("(serial no. 220)", "(Suppl 2 UCTN)") may be part
     # of the tail: blank them out, keeping the offsets.
-    text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
+    if "(" in text:
+        text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
     for word in reversed(list(_WORD.finditer(text, start))):
         token = word.group(0)
-        if token.lower() not in _TAIL_WORDS and not re.fullmatch(r"[IVXLC]+", token):
+        if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
             return word.end()
     return start
 
