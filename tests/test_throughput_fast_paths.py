@@ -14,6 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import OSA
 
+from verifier import identifiers as ids
 from verifier.citations import corrections, matching
 from verifier.citations.corrections import ALL_CAPS_SHARE, is_all_caps
 from verifier.citations.models import Author
@@ -225,3 +226,49 @@ def test_the_names_memo_stays_bounded() -> None:
     for authors in kept:
         matching._cited_names(authors)
     assert len(matching._named_memo) <= matching._NAMED_MEMO_SIZE
+
+
+# ---------------------------------------------------------------------------------------
+# Identifier finders: a pattern is skipped only when it cannot match.
+
+ID_PIECES = st.sampled_from([
+    "10.", "10.1038/", "10.48550/arXiv.", "1038", "%2F", "%2f", "/", "://", "https", "HTTP",
+    "arXiv:", "ARXIV ", "arxiv.org/abs/", "arxıv:", "arxİv", "2101.00001", "hep-th/9901001",
+    "PMID: ", "pmid", "pubmed.ncbi.nlm.nih.gov/", "ncbi.nlm.nih.gov/pubmed/", "NCBI",
+    "PMC", "pmc", "PMC1069123", "ISSN ", "eISSN: ", "iſſn", "IßN", "0028-0836", "1234567",
+    "K", "ſ", "ı", "İ", " ", ".", "(", ")", "x", "é",
+])
+ID_TEXTS = st.one_of(st.text(), st.lists(ID_PIECES | st.text(max_size=2)).map("".join))
+
+
+@settings(max_examples=800)
+@given(ID_TEXTS)
+@example("see arxıv:2101.00001")
+@example("eIſſN 0028-0836")
+@example("pmc1069123")
+def test_identifier_patterns_are_skipped_only_when_they_cannot_match(value: str) -> None:
+    if "10." not in value:
+        assert ids._DOI.search(ids._ENCODED_SLASH.sub("/", value)) is None
+    if "://" not in value:
+        assert ids._URL.search(value) is None
+    if not ids._may_hold(value, "arxiv"):
+        assert ids._ARXIV.search(value) is None
+    if not ids._may_hold(value, "pmid", "ncbi"):
+        assert ids._PMID.search(value) is None
+    if not ids._may_hold(value, "pmc"):
+        assert ids._PMCID.search(value) is None
+    if not ids._may_hold(value, "issn"):
+        assert ids._ISSN.search(value) is None
+
+
+def test_identifiers_are_still_found_through_the_fast_paths() -> None:
+    text = ("Nature 407. https://doi.org/10.1038/35038010. arXiv:2101.00001v2 PMID: 123 "
+            "PMC1069123 ISSN 0028-0836")
+    assert ids.find_doi(text) == "10.1038/35038010"
+    assert ids.find_url("x http://example.org/a") == "http://example.org/a"
+    assert ids.find_arxiv(text) == "2101.00001"
+    assert ids.find_arxiv("arxıv:2101.00001") == ids._arxiv_id(
+        ids._ARXIV.search("arxıv:2101.00001"))  # type: ignore[arg-type]
+    assert ids.find_pmid(text) == "123"
+    assert ids.find_pmcid(text) == "PMC1069123"
+    assert ids.find_issns(text) == ("0028-0836",)
