@@ -57,6 +57,10 @@ def clean_text(value: object) -> str:
     """
     if not isinstance(value, str):
         return ""
+    if value.isascii() and "<" not in value and "&" not in value:
+        # Fast path, same output: strip_markup leaves such text as it is and NFC leaves
+        # ASCII as it is (property-tested against the slow path).
+        return " ".join(value.split())
     text = strip_markup(value)
     if not text.isascii():
         # NFC leaves ASCII text as it is: only other text needs normalising.
@@ -123,9 +127,9 @@ def doi_path(doi: str) -> str:
 
 def string_tuple(value: object) -> tuple[str, ...]:
     """The non-empty strings of a JSON list (ISBNs, ISSNs), stripped; () for anything else."""
-    if not isinstance(value, list):
+    if not isinstance(value, list) or not value:
         return ()
-    return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
+    return tuple([v.strip() for v in value if isinstance(v, str) and v.strip()])
 
 
 def first_author_name(citation: Citation) -> str:

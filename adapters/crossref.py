@@ -228,7 +228,10 @@ def _selects(request: HttpRequest, field: str) -> bool:
 
 def _first(value: object) -> object:
     if isinstance(value, list):
-        return next((v for v in value if isinstance(v, str) and v.strip()), "")
+        for v in value:
+            if isinstance(v, str) and v.strip():
+                return v
+        return ""
     return value
 
 

@@ -56,6 +56,18 @@ _ISSN = re.compile(
 _URL_TAIL = re.compile(r"[?#].*$", re.S)
 
 
+def _may_hold(text: str, *words: str) -> bool:
+    """False only when none of ``words`` (lower-case ASCII) can match in ``text`` case-
+    insensitively: ASCII text whose lower case contains none of them. Other text may
+    hold letters that case-insensitive matching reads as ASCII ("ı" as "i", "ſ" as "s"):
+    always True. The finders below skip their pattern when a word every match contains
+    is absent (property-tested against the patterns alone)."""
+    if not text.isascii():
+        return True
+    lower = text.lower()
+    return any(word in lower for word in words)
+
+
 def _trim_doi(candidate: str) -> str:
     """Drop sentence punctuation and unbalanced closing brackets from the end of a DOI."""
     while candidate:
@@ -95,6 +107,8 @@ def find_doi(text: str) -> str | None:
     >>> find_doi("https://doi.org/10.1000/ABC?utm_source=x")
     '10.1000/abc'
     """
+    if "10." not in text:
+        return None  # every DOI starts "10." (decoding "%2F" cannot make one)
     # A DOI in a link may arrive with its "/" percent-encoded ("10.1000%2Fabc").
     text = _ENCODED_SLASH.sub("/", text)
     for match in _DOI.finditer(text):
@@ -127,6 +141,8 @@ def strip_doi_prefix(s: str, *, lower: bool = True) -> str:
 def find_url(text: str) -> str | None:
     """The first http(s) URL in ``text`` that is not a DOI resolver link, trailing
     punctuation removed; None when there is none."""
+    if "://" not in text:
+        return None
     for match in _URL.finditer(text):
         url = _trim_doi(match.group(0))
         if not _DOI_RESOLVER.match(url) and len(url) > len("https://x"):
@@ -152,6 +168,8 @@ def find_arxiv(text: str) -> str | None:
     New-style ids keep their form ("2101.00001"); old-style ids lose the subject class,
     which arXiv does not count as part of the id ("math.AG/0601001" -> "math/0601001").
     """
+    if not _may_hold(text, "arxiv"):
+        return None
     match = _ARXIV.search(text)
     return _arxiv_id(match) if match else None
 
@@ -181,12 +199,16 @@ def split_arxiv_version(arxiv_id: str) -> tuple[str, int | None]:
 def find_pmid(text: str) -> str | None:
     """A PubMed id given as "PMID: 123" or a PubMed link; None when there is none. A bare
     number is never taken for a PMID."""
+    if not _may_hold(text, "pmid", "ncbi"):
+        return None
     match = _PMID.search(text)
     return match.group("id") if match else None
 
 
 def find_pmcid(text: str) -> str | None:
     """A PubMed Central id ("PMC1069123", upper-case); None when there is none."""
+    if not _may_hold(text, "pmc"):
+        return None
     match = _PMCID.search(text)
     return match.group("id").upper() if match else None
 
@@ -358,6 +380,8 @@ def find_issns(text: str) -> tuple[str, ...]:
     """Every ISSN labelled "ISSN" ("eISSN", "ISSN (online):" …) in ``text`` with a valid
     check digit, as "NNNN-NNNC". An unlabelled "NNNN-NNNN" is not taken: it is as likely
     a page range."""
+    if not _may_hold(text, "issn"):
+        return ()
     found: list[str] = []
     for match in _ISSN.finditer(text):
         issn = normalize_issn(match.group("id"))

@@ -227,11 +227,14 @@ class CitationChecker:
         """``results`` with no credential in an error or reason: the last line of defence
         before a report is written (errors are redacted where they are made, too)."""
         redact = self.stats.redact
-        return {
-            name: replace(result, error=result.error and redact(result.error),
-                          reason=result.reason and redact(result.reason))
-            for name, result in results.items()
-        }
+        redacted: dict[str, SourceResult] = {}
+        for name, result in results.items():
+            error = result.error and redact(result.error)
+            reason = result.reason and redact(result.reason)
+            # A result redaction leaves as it is is kept, not copied (it is immutable).
+            redacted[name] = result if error == result.error and reason == result.reason \
+                else replace(result, error=error, reason=reason)
+        return redacted
 
 
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.I)

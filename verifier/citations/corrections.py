@@ -58,7 +58,10 @@ _T = TypeVar("_T")
 
 def _first_given(values: Sequence[_T]) -> _T:
     """The first value that is given (truthy), else the first value."""
-    return next((v for v in values if v), values[0])
+    for value in values:
+        if value:
+            return value
+    return values[0]
 
 
 def _fuller_pages(pages: str, others: Sequence[str]) -> str:
@@ -136,8 +139,19 @@ ALL_CAPS_SHARE = 0.9
 written in capitals, not cased: it is shown in sentence case."""
 
 
+_ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
+_ASCII_CAPITALS = bytes(range(65, 91))
+
+
 def is_all_caps(title: str) -> bool:
     """True when ``title`` is written in capitals ("ADAPTIVE RATES OF THINGS")."""
+    if title.isascii():
+        # The same counts without a Python loop: in ASCII the letters are A-Z and a-z
+        # and the capitals A-Z (property-tested against the general count below).
+        raw = title.encode("ascii")
+        letter_count = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
+        capital_count = len(raw) - len(raw.translate(None, _ASCII_CAPITALS))
+        return letter_count >= 8 and capital_count >= ALL_CAPS_SHARE * letter_count
     letters = [c for c in title if c.isalpha()]
     return len(letters) >= 8 and sum(c.isupper() for c in letters) >= ALL_CAPS_SHARE * len(
         letters)

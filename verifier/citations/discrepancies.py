@@ -94,6 +94,9 @@ def _full_last_page(first: str, last: str) -> str:
     return f"{prefix}{number_b}{b.group('suffix')}"
 
 
+# parse_pages, _number_key and initials_display are pure, called for every field of
+# every agreeing record, and give immutable values: memoised (bounded).
+@lru_cache(maxsize=16384)
 def parse_pages(pages: str) -> PageRange | None:
     """``pages`` ("pp. 45–67", "45-7", "e24295", "S12-19", "xi") as a :class:`PageRange`;
     None when it holds no page."""
@@ -133,6 +136,7 @@ def _roman_value(text: str) -> int | None:
                                                           strict=True))
 
 
+@lru_cache(maxsize=16384)
 def _number_key(value: str) -> str:
     """A volume or issue in comparable form: no label, dashes unified, no leading zeros,
     a Roman numeral as its value ("LIX" -> "59")."""
@@ -220,11 +224,21 @@ def _pair_authors(cited: Sequence[Author], found: Sequence[Author]) -> list[int 
     used: set[int] = set()
     pairs: list[int | None] = []
     for author in cited:
-        alike = sorted({i for key in _name_keys(author) for i in index.get(key, ())} - used)
-        choice = next((i for i in alike if _same_person(author, found[i])), None)
+        alike: set[int] = set()
+        for key in _name_keys(author):
+            alike.update(index.get(key, ()))
+        alike -= used
+        choice = None
+        for i in sorted(alike):
+            if _same_person(author, found[i]):
+                choice = i
+                break
         if choice is None:
-            rest = (i for i in range(len(found)) if i not in used)
-            choice = next((i for i in rest if _same_person(author, found[i])), None)
+            # The others; those spelt alike were just found not to be this person.
+            for i in range(len(found)):
+                if i not in used and i not in alike and _same_person(author, found[i]):
+                    choice = i
+                    break
         if choice is not None:
             used.add(choice)
         pairs.append(choice)
@@ -248,6 +262,7 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     return et_al or len(found) == len(cited)
 
 
+@lru_cache(maxsize=16384)
 def initials_display(given: str) -> str:
     """Initials for display, with periods: "John Ronald" -> "J. R.", "Jean-Paul" ->
     "J.-P.", "JA" (Vancouver) -> "J. A.", "M.R." -> "M. R."; "" for none."""

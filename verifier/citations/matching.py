@@ -129,18 +129,26 @@ class _Name:
     """Keys of the given-name words, to recognise family/given swapped (CJK order)."""
     organisation: str
     """Normalised literal of a corporate author, "" for a person."""
+    initial: str
+    """The first of ``initials`` ("" for none)."""
+    transliterated: str
+    """``transliteration_key(key)``: computed once per author, not once per comparison."""
 
 
 @lru_cache(maxsize=65536)
 def _name(author: Author) -> _Name:
     if author.family:
         given_words = author.given.replace(".", " ").split()
+        key = family_key(author.family)
+        given_initials = initials(author.given)
         return _Name(
-            key=family_key(author.family),
+            key=key,
             variants=family_variants(author.family),
-            initials=initials(author.given),
+            initials=given_initials,
             given_keys=frozenset(k for k in (family_key(w) for w in given_words) if len(k) > 1),
             organisation="",
+            initial=given_initials[:1],
+            transliterated=transliteration_key(key),
         )
     literal = author.literal
     words = literal.split()
@@ -148,12 +156,16 @@ def _name(author: Author) -> _Name:
     variants = {family_key(literal)}
     if 1 < len(words) <= 4:
         variants |= family_variants(words[-1])
+    key = family_key(literal)
+    literal_initials = initials(" ".join(words[:-1])) if 1 < len(words) <= 4 else ""
     return _Name(
-        key=family_key(literal),
+        key=key,
         variants=frozenset(v for v in variants if v),
-        initials=initials(" ".join(words[:-1])) if 1 < len(words) <= 4 else "",
+        initials=literal_initials,
         given_keys=frozenset(),
         organisation=normalize_title(literal),
+        initial=literal_initials[:1],
+        transliterated=transliteration_key(key),
     )
 
 
@@ -196,32 +208,30 @@ def _one_slip_apart(a: str, b: str, min_length: int = SLIP_MIN_LENGTH) -> bool:
     """One insertion, deletion, substitution or transposition of neighbours apart
     (optimal string alignment), both at least ``min_length`` long, starting alike (the
     first letter, or the first two letters swapped)."""
-    if min(len(a), len(b)) < min_length or a == b:
+    length_a, length_b = len(a), len(b)
+    if length_a < min_length or length_b < min_length or a == b:
         return False
+    if length_a - length_b > 1 or length_b - length_a > 1:
+        return False  # the distance is at least the difference in length
     if a[0] != b[0]:
         return a[:2] == b[1::-1] and a[2:] == b[2:]
     return OSA.distance(a, b, score_cutoff=1) <= 1
-
-
-def _transliterations_agree(a: str, b: str) -> bool:
-    """The two family keys are one name in two transliteration systems (see
-    :func:`~verifier.citations.normalize.transliteration_key`)."""
-    ta = transliteration_key(a)
-    return bool(ta) and ta == transliteration_key(b)
 
 
 def _compatible(cited: _Name, found: _Name, slip_min: int = SLIP_MIN_LENGTH) -> bool:
     if cited.organisation and found.organisation:
         return _organisations_agree(cited.organisation, found.organisation)
     if (
-        cited.variants & found.variants
+        not cited.variants.isdisjoint(found.variants)
         or _one_slip_apart(cited.key, found.key, slip_min)
-        or _transliterations_agree(cited.key, found.key)
+        # the same name in two transliteration systems
+        or (bool(cited.transliterated) and cited.transliterated == found.transliterated)
     ):
         return _initials_agree(cited.initials, found.initials)
     # Family and given swapped ("Zhang, J." vs given "Zhang", family "Jun").
-    swapped = cited.variants & found.given_keys
-    return bool(swapped) and (
+    if cited.variants.isdisjoint(found.given_keys):
+        return False
+    return (
         not cited.initials or any(v.startswith(cited.initials[0]) for v in found.variants)
     )
 
@@ -233,42 +243,66 @@ def _count_shared(
     cited author is one of them). One-to-one, greedy: full-key pairs first so "Kim, Y."
     is not used up by a looser pairing. Family names of at least ``slip_min`` letters
     may differ by one slip."""
-    cited_names = [_name(a) for a in cited]
-    found_names = [_name(a) for a in found]
-    used: set[int] = set()
+    return _count_shared_names([_name(a) for a in cited], [_name(a) for a in found],
+                               slip_min)
+
+
+def _count_shared_names(
+    cited_names: Sequence[_Name], found_names: Sequence[_Name], slip_min: int
+) -> tuple[int, bool]:
+    """:func:`_count_shared` over the authors' comparable names."""
+    free = list(range(len(found_names)))  # indices of record authors not yet paired
     unmatched: list[_Name] = []
     for name in cited_names:
-        exact = next(
-            (
-                i
-                for i, other in enumerate(found_names)
-                if i not in used
-                and name.key
-                and name.key == other.key
-                and name.initials[:1] == other.initials[:1]
-            ),
-            None,
-        )
-        if exact is None:
-            unmatched.append(name)
+        key, initial = name.key, name.initial
+        if key:
+            for position, i in enumerate(free):
+                other = found_names[i]
+                if key == other.key and initial == other.initial:
+                    del free[position]
+                    break
+            else:
+                unmatched.append(name)
         else:
-            used.add(exact)
+            unmatched.append(name)
     shared = len(cited_names) - len(unmatched)
     first_paired = not unmatched or unmatched[0] is not cited_names[0]
     for name in unmatched:
-        loose = next(
-            (
-                i
-                for i, other in enumerate(found_names)
-                if i not in used and _compatible(name, other, slip_min)
-            ),
-            None,
-        )
-        if loose is not None:
-            used.add(loose)
-            shared += 1
-            first_paired = first_paired or name is cited_names[0]
+        for position, i in enumerate(free):
+            if _compatible(name, found_names[i], slip_min):
+                del free[position]
+                shared += 1
+                first_paired = first_paired or name is cited_names[0]
+                break
     return shared, first_paired
+
+
+def _named(authors: Sequence[Author]) -> list[_Name]:
+    """The comparable names of the authors that have a family name or a literal, in
+    order."""
+    return [_name(a) for a in authors if a.family or a.literal]
+
+
+_NAMED_MEMO_SIZE = 512
+_named_memo: dict[int, tuple[tuple[Author, ...], list[_Name]]] = {}
+
+
+def _cited_names(authors: Sequence[Author]) -> list[_Name]:
+    """:func:`_named` of a citation's authors, which are compared with every candidate
+    record: remembered by the tuple's identity (a tuple of frozen authors never
+    changes). An entry holds the tuple itself, so its id cannot be reused while the
+    entry lives, and a hit is the very same tuple. At most :data:`_NAMED_MEMO_SIZE`
+    tuples are kept (then the memo starts over). Callers must not change the list."""
+    if type(authors) is not tuple:
+        return _named(authors)  # a list may change: never remembered
+    entry = _named_memo.get(id(authors))
+    if entry is not None and entry[0] is authors:
+        return entry[1]
+    names = _named(authors)
+    if len(_named_memo) >= _NAMED_MEMO_SIZE:
+        _named_memo.clear()
+    _named_memo[id(authors)] = (authors, names)
+    return names
 
 
 CATALOGUE_SOURCES = frozenset({"openlibrary", "googlebooks"})
@@ -281,6 +315,14 @@ def _overlap(
     cited: Sequence[Author], found: Sequence[Author], slip_min: int = SLIP_MIN_LENGTH,
     catalogue: bool = False,
 ) -> tuple[float, int]:
+    """:func:`_overlap_names` of the two author lists."""
+    return _overlap_names(_named(cited), _named(found), slip_min, catalogue)
+
+
+def _overlap_names(
+    cited_names: Sequence[_Name], found_names: Sequence[_Name],
+    slip_min: int = SLIP_MIN_LENGTH, catalogue: bool = False,
+) -> tuple[float, int]:
     """(share of cited authors found, number found). The share is taken over the shorter
     of the two lists when the cited first author is found: a record that lists fewer
     authors than the citation (Open Library and Google Books often keep only the first)
@@ -291,15 +333,14 @@ def _overlap(
     and the names it shows are all among the first ``len(found) + 1`` cited (the first two
     authors cited in the other order: a catalogue keeping "Anderson" for "Gentile,
     Anderson, Buckley"; not a real name at the end of an invented list)."""
-    cited = [a for a in cited if a.family or a.literal]
-    found = [a for a in found if a.family or a.literal]
-    if not cited or not found:
+    if not cited_names or not found_names:
         return 0.0, 0
-    shared, first_paired = _count_shared(cited, found, slip_min)
+    shared, first_paired = _count_shared_names(cited_names, found_names, slip_min)
     truncated = first_paired or (
-        catalogue and _count_shared(cited[: len(found) + 1], found, slip_min)[0] == shared
+        catalogue and _count_shared_names(cited_names[: len(found_names) + 1], found_names,
+                                          slip_min)[0] == shared
     )
-    over = min(len(cited), len(found)) if truncated else len(cited)
+    over = min(len(cited_names), len(found_names)) if truncated else len(cited_names)
     return min(1.0, shared / over), shared
 
 
@@ -334,7 +375,8 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
     cited, found = citation.authors, record.authors
     catalogue = record.source in CATALOGUE_SOURCES
     if any(_is_person(a) for a in cited):
-        share, shared = _overlap(cited, found, catalogue=catalogue)
+        share, shared = _overlap_names(_cited_names(cited), _named(found),
+                                       catalogue=catalogue)
         return share, shared >= 1 and share >= AUTHOR_THRESHOLD
     # No person cited: nobody at all, or organisations only.
     if cited and found:
@@ -571,8 +613,9 @@ def _short_slip(
     cited = [a for a in citation.authors if a.family]
     if not cited or not record.authors:
         return authors, False
-    share, shared = _overlap(citation.authors, record.authors, SHORT_SLIP_MIN_LENGTH,
-                             catalogue=record.source in CATALOGUE_SOURCES)
+    share, shared = _overlap_names(_cited_names(citation.authors), _named(record.authors),
+                                   SHORT_SLIP_MIN_LENGTH,
+                                   catalogue=record.source in CATALOGUE_SOURCES)
     if shared >= 1 and share >= AUTHOR_THRESHOLD:
         return share, True
     return authors, False

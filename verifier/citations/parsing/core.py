@@ -88,6 +88,10 @@ _PART_SIGNAL = re.compile(
 )
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+_WORD_CHAR = re.compile(r"\w")
+
+
 def parse_citation(text: str) -> Citation:
     """Parse one free-text reference into a :class:`Citation`.
 
@@ -139,7 +143,7 @@ def parse_body(body: str) -> Parsed:
 def _gap(body: str, end: int, date_start: int) -> bool:
     """True when words stand between the end of the author list and a bracketed date."""
     between = body[end:date_start]
-    return date_start >= end and bool(re.search(r"\w", between))
+    return date_start >= end and bool(_WORD_CHAR.search(between))
 
 
 def _parse_after_authors(body: str, scan: AuthorScan) -> Parsed:
@@ -346,7 +350,7 @@ def finish(parsed: Parsed, identifiers: Identifiers, text: str) -> Citation:
     container = clean_segment(parsed.container)
     publisher = clean_segment(parsed.publisher)
     title = clean_title(parsed.title)
-    if len(re.findall(r"[^\W\d_]", title)) < 2:
+    if len(_LETTER.findall(title)) < 2:
         title = ""  # "(2010)" left over from an arXiv-only reference is no title
     if not title and not container and not parsed.authors:
         title = clean_title(text) if len(text) < 300 else ""

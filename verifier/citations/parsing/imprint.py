@@ -222,25 +222,35 @@ def imprint_like(segment: str) -> bool:
     return bool(_PLACE_WORD.match(bare)) and len(bare.split()) <= 3
 
 
+# The patterns take_title_details reads a title with (compiled once: it runs per reference).
+_TITLE_DETAILS = re.compile(
+    r"\s*\((?P<inner>[^()]*\b(?:pp?\.|vol\.|ed\.|edn|edition|Bd\.|éd\.)[^()]*)\)", re.I
+)
+_TITLE_ROLE = re.compile(r"\s*\([^()]*\b(?:Trans|Tr|Trad|Eds?|Hrsg|Hg)\.?\)")
+_TITLE_GENRE = re.compile(r"\s*\(([^()]*)\)\s*$")
+_TITLE_TRANSLATOR = re.compile(
+    r",\s*(?:trans(?:lated)?\.?|tr\.|ed(?:ited)?\.?|eds\.)\s+(?:by\s+)?[A-Z].*$"
+)
+_TITLE_VOLUME = re.compile(r",?\s*\bVol(?:ume)?\.?\s*(?P<v>[\dIVX]+)\b.*$", re.I)
+
+
 def take_title_details(title: str, parsed: Parsed) -> str:
     """Move "(2nd ed.)", "(Vol. 2)", "(pp. 1-20)", ", 3rd edn" and "(Doctoral dissertation)"
     out of a title into ``parsed``."""
-    details = re.search(
-        r"\s*\((?P<inner>[^()]*\b(?:pp?\.|vol\.|ed\.|edn|edition|Bd\.|éd\.)[^()]*)\)", title, re.I
-    )
+    details = _TITLE_DETAILS.search(title)
     if details:
         apply_details(details.group("inner"), parsed)
         after = title[details.end() :]
         # "Sobolev spaces (second edition)Pure and Applied Mathematics": a series follows.
         title = title[: details.start()] + ("" if after.strip()[:1].isupper() else after)
-    role = re.search(r"\s*\([^()]*\b(?:Trans|Tr|Trad|Eds?|Hrsg|Hg)\.?\)", title)
+    role = _TITLE_ROLE.search(title)
     if role and role.start() > 0:
         title = title[: role.start()] + title[role.end() :]
     edition = _EDITION.search(title)
     if edition and edition.end() >= len(title.rstrip(" .")) - 1:
         parsed.edition = parsed.edition or edition.group("ed").strip()
         title = title[: edition.start()]
-    genre = re.search(r"\s*\(([^()]*)\)\s*$", title)
+    genre = _TITLE_GENRE.search(title)
     if genre and (_THESIS.search(genre.group(1)) or _REPORT.search(genre.group(1))):
         _apply_genre(genre.group(1), parsed)
         title = title[: genre.start()]
@@ -249,12 +259,10 @@ def take_title_details(title: str, parsed: Parsed) -> str:
         parsed.year = parsed.year or int(dated.group(1) or dated.group(2))
         title = title[: dated.start()]
     title = _LANGUAGE_NOTE.sub("", title)
-    translator = re.search(
-        r",\s*(?:trans(?:lated)?\.?|tr\.|ed(?:ited)?\.?|eds\.)\s+(?:by\s+)?[A-Z].*$", title
-    )
+    translator = _TITLE_TRANSLATOR.search(title)
     if translator and translator.start() > 10:
         title = title[: translator.start()]
-    volume = re.search(r",?\s*\bVol(?:ume)?\.?\s*(?P<v>[\dIVX]+)\b.*$", title, re.I)
+    volume = _TITLE_VOLUME.search(title)
     if volume and volume.start() > 10:
         parsed.volume = parsed.volume or volume.group("v")
         title = title[: volume.start()]

@@ -24,6 +24,9 @@ VENUE_WORDS = re.compile(
 )
 
 
+_ELIDED_ARTICLE = re.compile(r"^[dlDL]['’]")
+
+
 def journal_like(segment: str) -> bool:
     """True for a segment that reads like a journal name: at most 12 words and no lower-case
     word except connectors ("of", "and", "für", "l'")."""
@@ -31,7 +34,7 @@ def journal_like(segment: str) -> bool:
     if not words or len(words) > 12:
         return False
     for word in words:
-        bare = re.sub(r"^[dlDL]['’]", "", word.strip(".,:;'’\"“”"))
+        bare = _ELIDED_ARTICLE.sub("", word.strip(".,:;'’\"“”"))
         if bare and bare[0].islower() and bare.lower() not in _CONNECTORS:
             return False
     return True

@@ -69,6 +69,7 @@ _TAIL_WORDS = frozenset(
 )
 _TAIL_WINDOW = 200
 _PAREN_WITH_DIGIT = re.compile(r"\([^()]*\d[^()]*\)")
+_ROMAN_WORD = re.compile(r"[IVXLC]+")
 
 
 def _tail_search_start(text: str) -> int:
@@ -78,10 +79,11 @@ def _tail_search_start(text: str) -> int:
     start = max(0, len(text) - _TAIL_WINDOW)
     # Words in brackets with a number ("(serial no. 220)", "(Suppl 2 UCTN)") may be part
     # of the tail: blank them out, keeping the offsets.
-    text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
+    if "(" in text:
+        text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
     for word in reversed(list(_WORD.finditer(text, start))):
         token = word.group(0)
-        if token.lower() not in _TAIL_WORDS and not re.fullmatch(r"[IVXLC]+", token):
+        if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
             return word.end()
     return start
 
@@ -124,21 +126,49 @@ def peel_tail(text: str, known_year: int | None = None) -> Tail:
     return tail
 
 
+_TRAILING_NOTE = re.compile(
+    r"\s*(?:\[[^\[\]]*\]|\((?:in\s*\w+|\w+\s+translation|to appear|in press|"
+    r"submitted|forthcoming|accepted|erratum[^()]*|abstract|(?:rist|rpt|repr|reprint|"
+    r"reprinted|orig|\d+(?:st|nd|rd|th)\s+ed)\b[^()]*)\)"
+    r"|,?\s*(?:to\s+appear|in\s+press|submitted|forthcoming|accepted|in\s+preparation)"
+    r"|,?\s*and\s+references\s+therein|,?\s*\(?in\s+(?:Russian|Japanese|Chinese|"
+    r"German|French|Korean|Spanish|Italian|Portuguese|Polish|Czech|Swedish)\)?)\s*\.?$",
+    re.I,
+)
+_NOTE_WORD_ENDINGS = (
+    "appear", "press", "submitted", "forthcoming", "accepted", "preparation", "therein",
+    "russian", "japanese", "chinese", "german", "french", "korean", "spanish", "italian",
+    "portuguese", "polish", "czech", "swedish",
+)
+"""The words a :data:`_TRAILING_NOTE` match without a closing bracket ends with."""
+
+
+def may_end_in_note(text: str) -> bool:
+    """False only when :data:`_TRAILING_NOTE` cannot match ``text``: every match ends,
+    before an optional space and period, in "]", ")" or one of
+    :data:`_NOTE_WORD_ENDINGS`. Conservative (True) for a final newline, which ``$``
+    may stand before, and for non-ASCII text near the end, which case-insensitive
+    matching may read as ASCII letters ("ſ" as "s")."""
+    if text.endswith("\n"):
+        return True
+    end = text[:-1] if text.endswith(".") else text
+    end = end.rstrip()  # the pattern's \s: the same Unicode spaces
+    end = end[-12:]  # the longest ending word has 11 letters
+    if not end.isascii():
+        return True
+    last = end[-1:]
+    if last in (")", "]"):
+        return True
+    return last.isalpha() and end.lower().endswith(_NOTE_WORD_ENDINGS)
+
+
 def strip_trailing_notes(text: str) -> str:
     """``text`` without trailing "[Sov. Phys. JETP 7, 172 (1958)]", "(in Russian)"."""
     text = text.strip(" .,;")
     for _ in range(3):
-        stripped = re.sub(
-            r"\s*(?:\[[^\[\]]*\]|\((?:in\s*\w+|\w+\s+translation|to appear|in press|"
-            r"submitted|forthcoming|accepted|erratum[^()]*|abstract|(?:rist|rpt|repr|reprint|"
-            r"reprinted|orig|\d+(?:st|nd|rd|th)\s+ed)\b[^()]*)\)"
-            r"|,?\s*(?:to\s+appear|in\s+press|submitted|forthcoming|accepted|in\s+preparation)"
-            r"|,?\s*and\s+references\s+therein|,?\s*\(?in\s+(?:Russian|Japanese|Chinese|"
-            r"German|French|Korean|Spanish|Italian|Portuguese|Polish|Czech|Swedish)\)?)\s*\.?$",
-            "",
-            text,
-            flags=re.I,
-        )
+        if not may_end_in_note(text):
+            break  # the substitution below would leave the text as it is
+        stripped = _TRAILING_NOTE.sub("", text)
         if stripped == text:
             break
         text = stripped.strip(" .,;")

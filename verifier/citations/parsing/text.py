@@ -76,6 +76,13 @@ _ID_MARKERS = ("http", "www.", "doi", "10.", "arxiv", "pmid", "pmc", "isbn", "is
 _LINK_MARKERS = ("retriev", "availab", "online", "accessed", "url", "doi", "preprint")
 
 
+_EMPTY_BRACKETS = re.compile(r"\(\s*[.,;:]?\s*\)|\[\s*[.,;:]?\s*\]")
+_LEADING_IN = re.compile(r"^(?:In|in):?\s+")
+_PAGE_DASHES = re.compile(r"\s*[-–—‐]+\s*")
+_LAST_WORD = re.compile(r"([^\s(\[]+)$")
+_ENDS_ET_AL = re.compile(r"\bet\.?\s?al$")
+
+
 def prepare(text: str) -> str:
     """One line of text: composed Unicode (NFC), no markdown emphasis, LaTeX quotes as
     typographic ones, single spaces, no leading list number ("[12]", "12.")."""
@@ -94,7 +101,7 @@ def strip_links(text: str) -> str:
         text = _URL_OR_ID.sub(_keep_closing_punctuation, text)
     if any(marker in lower for marker in _LINK_MARKERS):
         text = _LINK_WORDS.sub(" ", text)
-    text = re.sub(r"\(\s*[.,;:]?\s*\)|\[\s*[.,;:]?\s*\]", " ", text)
+    text = _EMPTY_BRACKETS.sub(" ", text)
     return " ".join(text.split())
 
 
@@ -136,9 +143,21 @@ _SPACING_FIXES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _SPACE_BEFORE_STOP = re.compile(r"\s+(?=[.,;])")
 
 
+_SPACING_SUSPECT = re.compile(
+    rf"\s[,;:.)\]]|[(\[]\s|[,;]{LETTER}|(?:and|et){UPPER}|[&?.]{UPPER}|[a-z)]\)\.?[A-Z]|\.\d"
+)
+"""Two or three characters that every match of a :data:`_SPACING_FIXES` pattern contains
+(a space before a stop or a closing bracket, after an opening bracket; a comma, "&",
+"?" or "." against a letter; "." before a digit; ")" before a capital). Text without
+any is left as it is by every fix, so the fixes are skipped."""
+
+
 def fix_spacing(text: str) -> str:
     """Undo the spacing of PDF extraction: "Phys .Rev .D 70 ,036003 ( 2004)" becomes
     "Phys. Rev. D 70, 036003 (2004)"; "andR .H" becomes "and R. H"."""
+    if _SPACING_SUSPECT.search(text) is None:
+        # No fix can match the text, so none changes it (property-tested).
+        return " ".join(text.split())
     for pattern, replacement in _SPACING_FIXES:
         text = pattern.sub(replacement, text)
     return " ".join(text.split())
@@ -213,7 +232,7 @@ def boundaries(text: str, *, strict: bool = True) -> Iterator[Cut]:
 def ends_with_abbreviation(left: str) -> bool:
     """True when the last word of ``left`` would keep a period that follows it: an
     initial, a word with an inner period ("U.S", "Ph.D") or a known abbreviation."""
-    word = re.search(r"([^\s(\[]+)$", left)
+    word = _LAST_WORD.search(left)
     if word is None or left.endswith((")", "]")):
         return False
     token = word.group(1)
@@ -223,7 +242,7 @@ def ends_with_abbreviation(left: str) -> bool:
     if len(letters) == 1 and letters.isalpha() and letters.isupper():
         return True  # an initial
     if letters == "al":
-        return bool(re.search(r"\bet\.?\s?al$", left))
+        return bool(_ENDS_ET_AL.search(left))
     lower = letters.lower()
     return lower in GENERAL_ABBREVIATIONS or (
         letters[:1].isupper() and lower in JOURNAL_ABBREVIATIONS
@@ -288,7 +307,7 @@ def clean_segment(segment: str) -> str:
     """A container or publisher without surrounding punctuation, a leading "In" or a final
     sentence period (an abbreviation keeps its period)."""
     segment = " ".join(segment.split()).strip(" ,;:")
-    segment = re.sub(r"^(?:In|in):?\s+", "", segment)
+    segment = _LEADING_IN.sub("", segment)
     if segment.endswith(".") and (
         not ends_with_abbreviation(segment[:-1]) or "." not in segment[:-1]
     ):
@@ -302,4 +321,4 @@ def clean_segment(segment: str) -> str:
 
 def clean_pages(pages: str) -> str:
     """Pages with one plain hyphen for any dash: "82--96" -> "82-96"."""
-    return re.sub(r"\s*[-–—‐]+\s*", "-", pages.strip(" .,"))
+    return _PAGE_DASHES.sub("-", pages.strip(" .,"))
