@@ -22,7 +22,7 @@ def test_witnesses_are_recounted_only_after_an_answer_and_stay_right(
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(plan_run, "independent_groups", counted)
-    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0, independence="distinct")
+    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0, independence="lineage")
     assert run.witnesses() == 0
     run._add("crossref", SourceResult(SourceStatus.MATCH))
     assert [run.witnesses() for _ in range(3)] == [1, 1, 1]
@@ -31,3 +31,23 @@ def test_witnesses_are_recounted_only_after_an_answer_and_stay_right(
     run._add("openalex", SourceResult(SourceStatus.MATCH))  # its second step matched
     assert [run.witnesses() for _ in range(3)] == [2, 2, 2]
     assert counts == 4  # once at the start and once after each of the three answers
+
+
+def test_under_distinct_the_count_is_the_matching_sources_without_grouping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def not_called(*args: object, **kwargs: object) -> object:
+        raise AssertionError("distinct needs no groups")
+
+    monkeypatch.setattr(plan_run, "independent_groups", not_called)
+    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0, independence="distinct")
+    answers = [("crossref", SourceStatus.MATCH), ("openalex", SourceStatus.NO_MATCH),
+               ("openalex", SourceStatus.MATCH), ("pubmed", SourceStatus.ERROR),
+               ("crossref", SourceStatus.NO_MATCH)]
+    counts = []
+    for source, status in answers:
+        run._add(source, SourceResult(status))
+        counts.append(run.witnesses())
+    assert counts == [1, 1, 2, 2, 2]  # a later miss never undoes a source's match
+    monkeypatch.undo()
+    assert run.witnesses() == len(verdict.independent_groups(run.results(), "distinct"))

@@ -187,10 +187,15 @@ class PlanRun:
         )
 
     def witnesses(self) -> int:
-        """Independent matching sources so far (recounted only after an answer came)."""
+        """Independent matching sources so far (recounted only after an answer came).
+        Under ``distinct`` every matching source is one: they are counted without
+        building the results and their groups."""
         if self._witnesses is None:
-            self._witnesses = len(
-                independent_groups(self._partial_results(), self._independence))
+            if self._independence == "distinct":
+                self._witnesses = sum(state.matched for state in self._states.values())
+            else:
+                self._witnesses = len(
+                    independent_groups(self._partial_results(), self._independence))
         return self._witnesses
 
     def _add(self, source: str, result: SourceResult,

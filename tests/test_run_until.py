@@ -1,0 +1,92 @@
+"""``run_until``: jobs in order, at most ``width()`` in flight, skipped when their turn
+comes, stopped (and the rest cancelled) as soon as ``enough()`` holds."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from verifier.concurrency import run_until
+
+
+class Jobs:
+    """Jobs that take ``delays[job]`` seconds and record when they start and finish."""
+
+    def __init__(self, delays: dict[str, float]) -> None:
+        self.delays = delays
+        self.started: list[str] = []
+        self.finished: list[str] = []
+        self.cancelled: list[str] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def run(self, job: str) -> str:
+        self.started.append(job)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delays[job])
+        except asyncio.CancelledError:
+            self.cancelled.append(job)
+            raise
+        finally:
+            self.in_flight -= 1
+        return job.upper()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("width", [1, 2, 3])
+async def test_jobs_start_in_order_never_more_than_the_width_at_once(width: int) -> None:
+    jobs = Jobs({"a": 0.02, "b": 0.0, "c": 0.01, "d": 0.0})
+    results: list[tuple[str, str]] = []
+    await run_until(list(jobs.delays), jobs.run, lambda j, r: results.append((j, r)),
+                    width=lambda: width, enough=lambda: False)
+    assert jobs.started == ["a", "b", "c", "d"]
+    assert jobs.most_in_flight == width
+    assert sorted(results) == [("a", "A"), ("b", "B"), ("c", "C"), ("d", "D")]
+
+
+@pytest.mark.asyncio
+async def test_enough_stops_the_run_and_cancels_what_is_in_flight() -> None:
+    jobs = Jobs({"slow": 1.0, "fast": 0.0, "never": 0.0})
+    done: list[str] = []
+    await run_until(list(jobs.delays), jobs.run, lambda j, r: done.append(j),
+                    width=lambda: 2, enough=lambda: "fast" in done)
+    assert done == ["fast"] and jobs.cancelled == ["slow"]
+    assert "never" not in jobs.started
+
+
+@pytest.mark.asyncio
+async def test_one_at_a_time_stops_at_enough_and_skips_when_a_job_is_due() -> None:
+    jobs = Jobs({"a": 0.0, "b": 0.0, "c": 0.0, "d": 0.0})
+    done: list[str] = []
+    await run_until(list(jobs.delays), jobs.run, lambda j, r: done.append(j),
+                    width=lambda: 1, enough=lambda: len(done) == 2,
+                    skip=lambda j: j == "a")
+    assert jobs.started == ["b", "c"] and done == ["b", "c"]
+
+
+@pytest.mark.asyncio
+async def test_the_width_is_asked_again_as_results_come_in() -> None:
+    """Width 2 until the first result, then 1: the run narrows to one job at a time."""
+    jobs = Jobs({"a": 0.01, "b": 0.02, "c": 0.0, "d": 0.0})
+    done: list[str] = []
+    await run_until(list(jobs.delays), jobs.run, lambda j, r: done.append(j),
+                    width=lambda: 2 if not done else 1, enough=lambda: False)
+    assert jobs.started == ["a", "b", "c", "d"] and jobs.most_in_flight == 2
+    assert done == ["a", "b", "c", "d"]  # c waited for b: one at a time once a is done
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("width", [1, 2])
+async def test_a_cancelled_run_cancels_the_jobs_in_flight(width: int) -> None:
+    jobs = Jobs({"a": 5.0, "b": 5.0})
+    outer = asyncio.ensure_future(run_until(
+        list(jobs.delays), jobs.run, lambda j, r: None, width=lambda: width,
+        enough=lambda: False))
+    await asyncio.sleep(0.01)
+    outer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await outer
+    assert jobs.in_flight == 0 and "a" in jobs.cancelled
