@@ -28,8 +28,11 @@ def blockbuster(request: pytest.FixtureRequest) -> Iterator[BlockBuster | None]:
         # bounds the wait; handing each read to a worker cost more than the read. Only
         # that one function may; every other SQLite call (writes, open, close) stays
         # flagged on the loop.
+        # The parse store reads on the loop's thread the same way.
         for name in ("sqlite3.Connection.execute", "sqlite3.Cursor.fetchall"):
             bb.functions[name].can_block_in("verifier/http/cache.py", "_select_on_loop")
+            bb.functions[name].can_block_in("verifier/citations/parse_store.py",
+                                            "_select_on_loop")
         yield bb
 
 

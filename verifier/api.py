@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from .citations.checker import CitationChecker
 from .citations.models import CitationInput, Report
+from .citations.parse_store import ParseStore
 from .http.imports import imported
 from .http.stats import RunStats
 from .options import CheckOptions
@@ -80,6 +81,7 @@ class Verifier:
         self._adapters = adapters
         self._session: Session | None = None
         self._citations: CitationChecker | None = None
+        self._parses: ParseStore | None = None
         self._models: tuple[DecisionModel, ChatModel] | None = None
         self._premises: PremiseChecker | None = None
 
@@ -107,12 +109,23 @@ class Verifier:
                           stats=self.stats)
         await session.__aenter__()
         try:
-            self._citations = CitationChecker(session, adapters=self._adapters)
+            settings = self.settings
+            if settings.cache_dir is not None and settings.keep_parses:
+                self._parses = await ParseStore.open(settings.cache_dir,
+                                                     read=settings.cache_read)
+            self._citations = CitationChecker(session, adapters=self._adapters,
+                                              parses=self._parses)
         except BaseException:
+            await self._close_parses()
             await session.__aexit__(None, None, None)
             raise
         self._session = session
         return self
+
+    async def _close_parses(self) -> None:
+        parses, self._parses = self._parses, None
+        if parses is not None:
+            await parses.close()
 
     async def __aexit__(
         self,
@@ -123,8 +136,11 @@ class Verifier:
         session, self._session, self._citations = self._session, None, None
         self._models = None
         self._premises = None
-        if session is not None:
-            await session.__aexit__(exc_type, exc, tb)
+        try:
+            await self._close_parses()
+        finally:
+            if session is not None:
+                await session.__aexit__(exc_type, exc, tb)
 
     async def verify(
         self, citation: CitationLike, *, index: int = 0, options: CheckOptions | None = None

@@ -61,6 +61,9 @@ class Settings:
     """None disables the disk cache."""
     cache_read: bool = True
     """False with a cache is ``--refresh``: answers are fetched anew and stored."""
+    keep_parses: bool = True
+    """Keep reference parses in the cache folder for the next run
+    (:mod:`verifier.citations.parse_store`); no effect without a cache."""
     positive_ttl_s: float = 30 * 86400
     negative_ttl_s: float = 1 * 86400
     deadline_s: float = 120.0

@@ -14,6 +14,7 @@ import asyncio
 import html
 import re
 import time
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
@@ -47,6 +48,7 @@ from .models import (
     Status,
 )
 from .normalize import normalize_title
+from .parse_store import ParseStore
 from .parsing import is_warm, parse_citation, warm_up
 from .plan_run import PlanRun
 from .planner import PlanStep, SourcePlan, StepKind, book_of, book_plan, plan_sources
@@ -78,9 +80,12 @@ class CitationChecker:
     """
 
     def __init__(
-        self, session: Session, *, adapters: Sequence[SourceAdapter] | None = None
+        self, session: Session, *, adapters: Sequence[SourceAdapter] | None = None,
+        parses: ParseStore | None = None,
     ) -> None:
         self.session = session
+        self._parses = parses
+        self._recent: OrderedDict[str, Citation] = OrderedDict()
         self.stats = session.stats
         self._adapters = {a.name: a for a in adapters} if adapters else {}
         self._clients: dict[str, SourceClient] = {}
@@ -150,9 +155,8 @@ class CitationChecker:
         # The deadline's clock stops while the citation only queues for our own rate
         # limits: a long queue (a large --concurrency) never makes it inconclusive.
         deadline = Deadline(options.deadline_s)
-        if item.fields is None and not is_warm():
-            await self._parser_ready()
-        citation = item.fields if item.fields is not None else citation_of_text(item.text)
+        citation = item.fields if item.fields is not None else await self._citation_of(
+            item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
         clients = {n: c for n, c in self._clients.items() if n in options.sources}
@@ -175,6 +179,28 @@ class CitationChecker:
             pass  # sources still out are reported timed_out
         return self._report(item, citation, main, book, options,
                             time.perf_counter() - started)
+
+    async def _citation_of(self, text: str) -> Citation:
+        """The parse of ``text`` (HTML entities resolved): from memory, from the parse
+        store, or parsed and then kept in both."""
+        text = without_entities(text)
+        recent = self._recent
+        citation = recent.get(text)
+        if citation is not None:
+            recent.move_to_end(text)
+            return citation
+        store = self._parses
+        citation = store.get_now(text) if store is not None else None
+        if citation is None:
+            if not is_warm():
+                await self._parser_ready()
+            citation = parse_citation(text)
+            if store is not None:
+                store.remember(text, citation)
+        recent[text] = citation
+        if len(recent) > RECENT_PARSES:
+            recent.popitem(last=False)
+        return citation
 
     async def _parser_ready(self) -> None:
         """Open the parser's model on a worker thread (a file read must not block the
@@ -239,13 +265,19 @@ class CitationChecker:
 
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.I)
 
+RECENT_PARSES = 8_192
+"""Parses a checker keeps in memory (least recently used out), in front of the store."""
+
+
+def without_entities(text: str) -> str:
+    """``text`` with HTML entities ("&amp;", "&apos;") resolved: copied from web pages and
+    exports, they would split words."""
+    return html.unescape(text) if _ENTITY.search(text) else text
+
 
 def citation_of_text(text: str) -> Citation:
-    """The parsed citation of a free-text reference, HTML entities ("&amp;", "&apos;")
-    resolved first (copied from web pages and exports, they would split words)."""
-    if _ENTITY.search(text):
-        text = html.unescape(text)
-    return parse_citation(text)
+    """The parsed citation of a free-text reference, HTML entities resolved first."""
+    return parse_citation(without_entities(text))
 
 
 RETRACTED_FLAG = "retracted"
