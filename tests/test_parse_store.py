@@ -155,3 +155,12 @@ async def test_a_rerun_reads_the_parse_instead_of_parsing(
     async with Verifier(no_keeping) as verifier:
         await verifier.verify(TEXTS[0])
     assert parsed == [TEXTS[0], TEXTS[0]]
+
+
+def test_the_environment_can_turn_kept_parses_off() -> None:
+    from verifier.settings import Settings
+
+    assert Settings.from_env({}).keep_parses is True
+    assert Settings.from_env({"VERIFIER_KEEP_PARSES": "0"}).keep_parses is False
+    assert Settings.from_env({"VERIFIER_KEEP_PARSES": "off"}).keep_parses is False
+    assert Settings.from_env({"VERIFIER_KEEP_PARSES": "1"}).keep_parses is True

@@ -12,6 +12,7 @@
 ``GOOGLE_BOOKS_API_KEY``   Google Books key
 ``VERIFIER_CACHE_DIR``     disk cache folder (default: ``~/.cache/citation-verifier``)
 ``VERIFIER_INDEPENDENCE``  ``distinct`` (default) or ``lineage``
+``VERIFIER_KEEP_PARSES``   ``0`` keeps no reference parses beside the cache (default ``1``)
 ``VERIFIER_<SOURCE>_URL``  base URL of one source, SOURCE in ``CROSSREF``, ``OPENALEX``,
                            ``PUBMED``, ``SEMANTICSCHOLAR``, ``OPENLIBRARY``,
                            ``GOOGLEBOOKS``, ``DOAJ``, ``ARXIV``
@@ -123,6 +124,8 @@ class Settings:
             base_urls=urls,
             cache_dir=Path(cache_dir) if cache_dir else default_cache_dir(),
             independence=env.get("VERIFIER_INDEPENDENCE") or "distinct",
+            keep_parses=env.get("VERIFIER_KEEP_PARSES", "1").strip().lower()
+            not in ("0", "false", "no", "off"),
             models=ModelSettings.from_env(env),
         )
         return replace(base, **overrides)  # type: ignore[arg-type]
