@@ -164,3 +164,16 @@ def test_the_environment_can_turn_kept_parses_off() -> None:
     assert Settings.from_env({"VERIFIER_KEEP_PARSES": "0"}).keep_parses is False
     assert Settings.from_env({"VERIFIER_KEEP_PARSES": "off"}).keep_parses is False
     assert Settings.from_env({"VERIFIER_KEEP_PARSES": "1"}).keep_parses is True
+
+
+@pytest.mark.asyncio
+async def test_a_relative_cache_folder_keeps_parses_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = await ParseStore.open(Path("cache"))
+    assert store is not None
+    store.remember(TEXTS[0], parse_citation(TEXTS[0]))
+    await store.close()
+    store = await ParseStore.open(Path("cache"))
+    assert store is not None and store.get_now(TEXTS[0]) == parse_citation(TEXTS[0])
+    await store.close()

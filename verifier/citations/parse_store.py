@@ -142,7 +142,7 @@ class ParseStore:
             if not old.name.startswith(name):
                 with contextlib.suppress(OSError):
                     old.unlink()  # another parser's: never read again
-        store = cls(directory / name, read=read)
+        store = cls(directory.absolute() / name, read=read)  # a file URI needs it whole
         writer = sqlite3.connect(store.path, timeout=5.0, check_same_thread=False,
                                  isolation_level=None)
         try:
