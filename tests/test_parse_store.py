@@ -177,3 +177,15 @@ async def test_a_relative_cache_folder_keeps_parses_too(
     store = await ParseStore.open(Path("cache"))
     assert store is not None and store.get_now(TEXTS[0]) == parse_citation(TEXTS[0])
     await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_parse_json_cannot_hold_is_not_kept_and_never_raises(tmp_path: Path) -> None:
+    store = await ParseStore.open(tmp_path)
+    assert store is not None
+    text = "Smith, J. (2019). A title with a lone \ud800 surrogate. Journal, 1, 1-2."
+    store.remember(text, parse_citation(text))
+    await store.close()
+    store = await ParseStore.open(tmp_path)
+    assert store is not None and store.get_now(text) is None
+    await store.close()

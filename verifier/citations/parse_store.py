@@ -185,7 +185,10 @@ class ParseStore:
     def remember(self, text: str, citation: Citation) -> None:
         """Keep ``citation`` as the parse of ``text``: written with the next batch, on a
         worker thread."""
-        self._pending[_key(text)] = encode(citation)
+        try:
+            self._pending[_key(text)] = encode(citation)
+        except TypeError:  # a string JSON cannot hold (a lone surrogate): not kept
+            return
         if len(self._pending) >= BATCH:
             batch, self._pending = list(self._pending.items()), {}
             task = asyncio.get_running_loop().create_task(asyncio.to_thread(self._write, batch))
