@@ -7,13 +7,11 @@ each plan's choices replayed over those answers, side by side.
    and as a search, and a chapter's book to the book-check sources, through the engine's
    own ``PlanRun.ask`` against the offline world (its limits lifted: this only gathers
    answers). ``--answers FILE`` keeps them (JSON) and reads them back on the next run.
-2. **The replay.** Each plan runs over those answers the way the engine runs it: steps in
-   order, as many at a time as witnesses are still needed, a source's search skipped when
-   its lookup matched, the ``if_none`` tier when nothing matched, the fallback when some
-   but too few sources did (no source asked twice), and a chapter's book check. Steps in
-   flight are taken to answer in the order they started; a step started before
-   agreement counts its requests (the engine cancels it, but it may have been sent).
-   Witnesses are counted under ``distinct``, the default rule.
+2. **The replay.** Each plan is run over those answers by the engine's own ``PlanRun``
+   (:class:`ReplayRun`: its sources answer from the table at once), with its tiers,
+   widths and skips, and a chapter's book check; a step started before agreement counts
+   its requests (the engine cancels it, but it may have been sent). Witnesses are
+   counted under ``distinct``, the default rule.
 
 Per plan: accuracy (only ``verified`` counts as real), the statuses, requests per citation
 and per source, and the least wall time those requests allow at the published limits
@@ -49,8 +47,8 @@ from walters_wilder import (
 
 from verifier import Verifier
 from verifier.citations.checker import CitationChecker, citation_of_text
-from verifier.citations.models import Citation, WorkType
-from verifier.citations.plan_run import PlanRun
+from verifier.citations.models import Citation, SourceResult, SourceStatus, WorkType
+from verifier.citations.plan_run import PlanRun, StepOutcome
 from verifier.citations.planner import (
     DEFAULT_TABLES,
     PlanStep,
@@ -62,6 +60,7 @@ from verifier.citations.planner import (
     plan_sources,
 )
 from verifier.http.deadline import Deadline
+from verifier.http.stats import RunStats
 from verifier.settings import SOURCE_NAMES
 from verifier.sources import PolicyTable
 
@@ -186,50 +185,32 @@ async def gather(citations: Sequence[Labelled], args: argparse.Namespace) -> lis
     return rows
 
 
-def _run_tier(steps: Sequence[PlanStep], answers: Answers, needed: int,
-              matched: dict[str, bool], requests: Counter[str]) -> None:
-    """One tier as the engine's ``run_until`` runs it: in order, at most ``needed`` minus
-    the witnesses so far in flight, a source's search skipped once it matched."""
-    queue = list(steps)
-    running: list[PlanStep] = []
+class ReplayRun(PlanRun):
+    """The engine's plan run, its sources answering from gathered answers: the replay
+    runs the very tiers, widths and skips ``verifier check`` runs. Every step it starts
+    counts its requests in ``requests`` (the engine cancels a step still out at agreement,
+    but it may have been sent)."""
 
-    def witnesses() -> int:
-        return sum(matched.values())
+    def __init__(self, answers: Answers, requests: Counter[str]) -> None:
+        super().__init__(Citation(), {}, RunStats(), deadline=0.0, independence="distinct")
+        self._answers = answers
+        self._requests = requests
 
-    while queue or running:
-        while queue and len(running) < max(1, needed - witnesses()):
-            step = queue.pop(0)
-            if matched.get(step.source):
-                continue
-            running.append(step)
-        if not running:
-            return
-        step = running.pop(0)
-        status, sent = answers.get(_key(step), ("not_applicable", 0))
-        requests[step.source] += sent
-        matched[step.source] = matched.get(step.source, False) or status == "match"
-        if witnesses() >= needed:
-            for started in running:  # in flight when agreement came: counted as sent
-                requests[started.source] += answers.get(_key(started), ("", 0))[1]
-            return
+    async def ask(self, step: PlanStep) -> StepOutcome:
+        status, sent = self._answers.get(_key(step), ("not_applicable", 0))
+        self._requests[step.source] += sent
+        return StepOutcome(SourceResult(SourceStatus(status), requests=sent))
 
 
-def replay(plan: SourcePlan, answers: Answers, needed: int,
-           requests: Counter[str]) -> int:
-    """The witnesses ``plan`` reaches over ``answers`` (the engine's three tiers)."""
-    matched: dict[str, bool] = {}
-    _run_tier(plan.steps, answers, needed, matched, requests)
-    if plan.if_none and sum(matched.values()) == 0:
-        _run_tier(plan.if_none, answers, needed, matched, requests)
-    witnesses = sum(matched.values())
-    if plan.fallback and 0 < witnesses < needed:
-        _run_tier([s for s in plan.fallback
-                   if s.source not in matched or s.kind is StepKind.LOOKUP],
-                  answers, needed, matched, requests)
-    return sum(matched.values())
+async def replay(plan: SourcePlan, answers: Answers, needed: int,
+                 requests: Counter[str]) -> int:
+    """The witnesses ``plan`` reaches over ``answers``, run by :class:`ReplayRun`."""
+    run = ReplayRun(answers, requests)
+    await run.run(plan, needed=needed)
+    return run.witnesses()
 
 
-def evaluate(rows: Sequence[Row], tables: PlanTables,
+async def evaluate(rows: Sequence[Row], tables: PlanTables,
              citations: Mapping[str, Citation], rates: Mapping[str, float]) -> dict[str, Any]:
     """One plan over every row: accuracy, statuses, requests, the rate-limit bound."""
     requests: Counter[str] = Counter()
@@ -238,11 +219,11 @@ def evaluate(rows: Sequence[Row], tables: PlanTables,
     correct = 0
     for row in rows:
         citation = citations[row.id]
-        witnesses = replay(plan_sources(citation, SOURCE_NAMES, tables), row.answers, 2,
-                           requests)
+        witnesses = await replay(plan_sources(citation, SOURCE_NAMES, tables), row.answers,
+                                 2, requests)
         book = book_of(citation)
         if book is not None and witnesses < 2:
-            replay(book_plan(book, SOURCE_NAMES, tables), row.book, 1, requests)
+            await replay(book_plan(book, SOURCE_NAMES, tables), row.book, 1, requests)
         status = ("verified" if witnesses >= 2 else
                   "unconfirmed" if witnesses == 1 else "no_trace")
         statuses[status] += 1
@@ -295,7 +276,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             _save(answers_file, rows)
     parsed = {row.id: citation_of_text(row.text) for row in rows}
     rates = published_rates()
-    results = {name: evaluate(rows, tables, parsed, rates) for name, tables in VARIANTS.items()}
+    results = {name: await evaluate(rows, tables, parsed, rates)
+               for name, tables in VARIANTS.items()}
     default = results["default"]["statuses_by_id"]
     print("\nPlans replayed over every source's answers (a simulation: no retries, no "
           "timing)\n")

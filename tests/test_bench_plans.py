@@ -1,4 +1,4 @@
-"""``verifier bench plans`` replays a plan over gathered answers as the engine runs it:
+"""``verifier bench plans`` replays a plan over gathered answers through the engine's plan run:
 the replay must ask what the engine's ``PlanRun`` asks and reach the same witnesses."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ async def test_the_replay_asks_what_the_engine_asks_and_agrees_on_the_witnesses(
         for holders in holder_sets:
             answers = answers_where(holders)
             requests: Counter[str] = Counter()
-            witnesses = replay(plan, answers, 2, requests)
+            witnesses = await replay(plan, answers, 2, requests)
             asked, engine_witnesses = await engine_asks(plan, answers)
             assert witnesses == engine_witnesses, (citation.type, holders)
             # Every step the engine started is counted by the replay, and no other.
