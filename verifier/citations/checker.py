@@ -181,26 +181,31 @@ class CitationChecker:
                             time.perf_counter() - started)
 
     async def _citation_of(self, text: str) -> Citation:
-        """The parse of ``text`` (HTML entities resolved): from memory, from the parse
-        store, or parsed and then kept in both."""
+        """The parse of ``text`` (HTML entities resolved). With a parse store: from the
+        recent parses in memory (they spare the store's reads), from the store, or parsed
+        and then kept in both."""
         text = without_entities(text)
+        store = self._parses
+        if store is None:  # parse_citation keeps its own recent parses
+            return await self._parse(text)
         recent = self._recent
         citation = recent.get(text)
         if citation is not None:
             recent.move_to_end(text)
             return citation
-        store = self._parses
-        citation = store.get_now(text) if store is not None else None
+        citation = store.get_now(text)
         if citation is None:
-            if not is_warm():
-                await self._parser_ready()
-            citation = parse_citation(text)
-            if store is not None:
-                store.remember(text, citation)
+            citation = await self._parse(text)
+            store.remember(text, citation)
         recent[text] = citation
         if len(recent) > RECENT_PARSES:
             recent.popitem(last=False)
         return citation
+
+    async def _parse(self, text: str) -> Citation:
+        if not is_warm():
+            await self._parser_ready()
+        return parse_citation(text)
 
     async def _parser_ready(self) -> None:
         """Open the parser's model on a worker thread (a file read must not block the
@@ -266,7 +271,8 @@ class CitationChecker:
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.I)
 
 RECENT_PARSES = 8_192
-"""Parses a checker keeps in memory (least recently used out), in front of the store."""
+"""Parses a checker with a parse store keeps in memory (least recently used out), in
+front of the store."""
 
 
 def without_entities(text: str) -> str:
