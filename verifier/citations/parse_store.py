@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import sqlite3
 import threading
@@ -64,8 +65,10 @@ def parser_files() -> list[Path]:
     return [*files, _CITATIONS / "__init__.py"]
 
 
+@functools.cache
 def parser_fingerprint() -> str:
-    """A hash of the codec version and of every parser file's path and bytes."""
+    """A hash of the codec version and of every parser file's path and bytes, computed
+    once per process (the parser a process runs is the one it loaded)."""
     digest = hashlib.sha256(f"codec {CODEC_VERSION}\n".encode())
     for path in parser_files():
         digest.update(path.relative_to(_CITATIONS.parent.parent).as_posix().encode() + b"\0")
