@@ -307,6 +307,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                           "them back when the file exists")
     parser.add_argument("--json", help="write the result file here")
     args = parser.parse_args(argv)
+    for option, value in (("--answers", args.answers), ("--json", args.json)):
+        if value and not Path(value).absolute().parent.is_dir():
+            parser.error(f"{option} {value}: its folder does not exist (nothing gathered)")
     exit_on_sigterm()
     result = asyncio.run(run(args))
     if args.json:

@@ -77,3 +77,14 @@ async def test_the_replay_asks_what_the_engine_asks_and_agrees_on_the_witnesses(
             assert witnesses == engine_witnesses, (citation.type, holders)
             # Every step the engine started is counted by the replay, and no other.
             assert sum(requests.values()) == len(asked), (citation.type, holders)
+
+
+@pytest.mark.parametrize("option", ["--answers", "--json"])
+def test_an_output_in_a_missing_folder_is_refused_before_any_work(
+        tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from plans import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main([option, str(tmp_path / "missing" / "out.json")])
+    assert stopped.value.code == 2
+    assert f"{option} " in capsys.readouterr().err
