@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_args import result_file  # noqa: E402
 from claims_data import DEFAULT_DATA, FILES, ClaimRow, read_rows  # noqa: E402
 
 from verifier.llm.offline.decision import MODEL, OfflineDecisionModel  # noqa: E402
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
                         help="the claims data folder (default: ../shared/data/claims)")
-    parser.add_argument("--json", type=Path, help="write the results as JSON here")
+    parser.add_argument("--json", type=result_file, help="write the results as JSON here")
     parser.add_argument("--bootstrap", type=int, default=2000,
                         help="bootstrap resamples for the 95%% interval (0: none)")
     parser.add_argument("--seed", type=int, default=SEED, help="bootstrap seed")

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_args import result_file
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
@@ -587,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--total", type=int, default=100_000, help="inputs to generate")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="write the report as JSON to this file")
+    parser.add_argument("--json", type=result_file, help="write the report as JSON to this file")
     args = parser.parse_args(argv)
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", tempfile.gettempdir())
     report = fuzz(args.total, args.seed)

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from walters_wilder import engine_settings, open_world
 from ww_world import write_world
 
@@ -229,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--time-scale", type=float, default=10.0)
     parser.add_argument("--write-world", help="also write the generated corpus here")
-    parser.add_argument("--json", help="write the result file here")
+    parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
     path = Path(args.data)
     if not path.is_file():

@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from judge_endpoint import MODEL, EndpointLimits, endpoint_process
 from judge_world import SERVICES, build_corpus
 from walters_wilder import ANY_KEYS, MAILTO, LoopLagSampler, free_port
@@ -394,7 +395,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--papers-in-flight", type=int, default=16)
     parser.add_argument("--calls-per-paper", type=int, default=4)
-    parser.add_argument("--json", type=Path, metavar="FILE")
+    parser.add_argument("--json", type=result_file, metavar="FILE")
     parser.add_argument("--skip-timing", action="store_true",
                         help="only the baseline measurement (and --rubric)")
     parser.add_argument("--runs", type=lambda s: [x.strip() for x in s.split(",") if x.strip()],

@@ -63,6 +63,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_args import result_file
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -384,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-scale", type=float, default=20.0)
     parser.add_argument("--self-hosted-papers", type=int, default=10)
     parser.add_argument("--self-hosted-time-scale", type=float, default=2.0)
-    parser.add_argument("--json", type=Path, help="write the results as JSON here")
+    parser.add_argument("--json", type=result_file, help="write the results as JSON here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

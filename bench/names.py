@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from rapidfuzz import fuzz, process
 from walters_wilder import DEFAULT_DATA, Labelled, engine_settings, run_once
 from ww_world import build_world_with_manifest, write_world
@@ -245,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-scale", type=float, default=10.0)
     parser.add_argument("--world-in-process", action="store_true")
     parser.add_argument("--write-set", help="also write the generated citations (JSONL)")
-    parser.add_argument("--json", help="write the result file here")
+    parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
     result = asyncio.run(main_async(args))
     print(f"control verified {result['control_verified_rate']:.1%}, slips verified "

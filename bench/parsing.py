@@ -79,6 +79,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_args import result_file
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -635,7 +637,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench; 0 on success, 2 when the data folder is missing."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data folder")
-    parser.add_argument("--json", type=Path, help="write the scores as JSON to this file")
+    parser.add_argument("--json", type=result_file, help="write the scores as JSON to this file")
     parser.add_argument("--limit", type=int, help="first N rows of each dataset only")
     parser.add_argument("--show-misses", type=int, default=0, metavar="N")
     parser.add_argument("--dataset", choices=DATASETS, action="append")

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from walters_wilder import (
     DEFAULT_DATA,
     Labelled,
@@ -303,13 +304,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--corpus", help="a world corpus instead of the generated one")
-    parser.add_argument("--answers", help="keep the gathered answers here (JSON) and read "
-                                          "them back when the file exists")
-    parser.add_argument("--json", help="write the result file here")
+    parser.add_argument("--answers", type=result_file,
+                        help="keep the gathered answers here (JSON) and read them back when "
+                             "the file exists")
+    parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
-    for option, value in (("--answers", args.answers), ("--json", args.json)):
-        if value and not Path(value).absolute().parent.is_dir():
-            parser.error(f"{option} {value}: its folder does not exist (nothing gathered)")
     exit_on_sigterm()
     result = asyncio.run(run(args))
     if args.json:

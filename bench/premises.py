@@ -73,6 +73,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_args import result_file  # noqa: E402
 from claims_data import DEFAULT_DATA, read_rows  # noqa: E402
 
 from verifier.claims.aggregate import Aggregate  # noqa: E402
@@ -327,7 +328,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=8, metavar="N")
     parser.add_argument("--resamples", type=int, default=RESAMPLES)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the results here")
+    parser.add_argument("--json", type=result_file, metavar="FILE", help="write the results here")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=argparse.SUPPRESS)
     parser.add_argument("--fixtures", type=Path, default=HANDWRITTEN, help=argparse.SUPPRESS)
     parser.add_argument("--elife", type=Path, default=ELIFE, help=argparse.SUPPRESS)

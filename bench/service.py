@@ -39,6 +39,7 @@ from typing import Any
 
 import aiohttp
 import orjson
+from bench_args import result_file
 
 from verifier.world.demo import demo_files
 from verifier.world.process import world_process
@@ -343,7 +344,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="verifier bench service", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures here")
+    parser.add_argument("--json", type=result_file, metavar="FILE", help="write the figures here")
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--clients", type=int, default=16)
     args = parser.parse_args()

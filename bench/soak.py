@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from walters_wilder import DEFAULT_DATA, exit_on_sigterm, read_citations, world_corpus
 
 from verifier.settings import KEY_ENV_VARS, SOURCE_NAMES
@@ -326,7 +327,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--kills", type=int, default=2, choices=range(len(KILL_AT) + 1),
                         help="SIGKILLs of the checker during the fault run (default 2)")
-    parser.add_argument("--json", help="write the result file here")
+    parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
     if args.citations < 1 or not args.time_scale > 0:
         parser.error("--citations must be positive and --time-scale > 0")

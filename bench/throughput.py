@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from walters_wilder import (
     DEFAULT_DATA,
     WorldLink,
@@ -246,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="speed of the world while warming the cache (default 50)")
     parser.add_argument("--world-in-process", action="store_true",
                         help="serve the world on the engine's event loop, not in its own process")
-    parser.add_argument("--json", help="write the result file here")
+    parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
     if args.distinct < 1 or args.repeated < 1 or not 1 <= args.concurrency <= 10_000:
         parser.error("--distinct and --repeated must be positive and --concurrency 1..10000")

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_args import result_file
 from scoring import (
     W_AND_W_TYPES,
     Outcome,
@@ -555,7 +556,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--world-in-process", action="store_true",
                         help="serve the world on the engine's event loop instead of in a "
                              "process of its own (to measure what sharing the loop costs)")
-    parser.add_argument("--json", help="write the result file here")
+    parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
     if not args.time_scale > 0:
         parser.error(f"--time-scale must be positive, got {args.time_scale}")

@@ -87,4 +87,5 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_work(
     with pytest.raises(SystemExit) as stopped:
         main([option, str(tmp_path / "missing" / "out.json")])
     assert stopped.value.code == 2
-    assert f"{option} " in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"argument {option}: " in err and "its folder does not exist" in err

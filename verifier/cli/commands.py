@@ -114,7 +114,8 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data", "judge_world", "judge_endpoint"})
+_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data", "judge_world", "judge_endpoint",
+                        "bench_args"})
 """bench/ modules that are used by benchmarks, not run as one."""
 
 __all__ = ["SOURCE_NAMES", "add_commands"]
