@@ -20,12 +20,14 @@ abandons the generator). The engine is asyncio-only, so anyio would add nothing 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
     Awaitable,
     Callable,
     Iterable,
+    Iterator,
     Sequence,
 )
 from typing import Any, TypeVar
@@ -66,48 +68,124 @@ async def run_until(
         await _cancel_all(running)
 
 
-async def map_bounded(
+def map_bounded(
     items: Iterable[J] | AsyncIterable[J],
     call: Callable[[J], Awaitable[R]],
     *,
     concurrency: int,
 ) -> AsyncGenerator[R, None]:
-    """``call(item)`` for every item, at most ``concurrency`` at once, in finishing order."""
+    """``call(item)`` for every item, at most ``concurrency`` at once, in finishing order
+    (an async generator: close it, or use it under ``contextlib.aclosing``). A plain
+    iterable is read on the spot, one item per free slot; an async one is awaited
+    alongside the calls. ``ValueError`` at once for a ``concurrency`` below 1."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    source = _aiter(items)
-    running: set[asyncio.Task[R]] = set()
-    # The next input item is awaited alongside the running calls, so a slow input (a
-    # pipe) never holds back results that are ready.
-    fetching: asyncio.Task[J] | None = None
+    if isinstance(items, AsyncIterable):
+        return _map_async_input(items, call, concurrency)
+    return _map_sync_input(iter(items), call, concurrency)
+
+
+class _Finished:
+    """Calls that finished, in finishing order, and a wake-up for the one consumer: each
+    call's done-callback appends it, so waiting costs one future however many are in
+    flight (``asyncio.wait`` would hook every running call on every wait)."""
+
+    __slots__ = ("done", "_loop", "_wake")
+
+    def __init__(self) -> None:
+        self.done: deque[asyncio.Future[Any]] = deque()
+        self._loop = asyncio.get_running_loop()
+        self._wake: asyncio.Future[None] | None = None
+
+    def watch(self, future: asyncio.Future[Any]) -> None:
+        future.add_done_callback(self._finished)
+
+    def _finished(self, future: asyncio.Future[Any]) -> None:
+        self.done.append(future)
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def wait(self) -> None:
+        """Until something finished (at once when something already has)."""
+        if not self.done:
+            self._wake = self._loop.create_future()
+            try:
+                await self._wake
+            finally:
+                self._wake = None
+
+
+async def _map_sync_input(
+    items: Iterator[J], call: Callable[[J], Awaitable[R]], concurrency: int
+) -> AsyncGenerator[R, None]:
+    """:func:`map_bounded` over a plain iterator: read on the spot, one item per free slot."""
+    finished = _Finished()
+    running: set[asyncio.Future[R]] = set()
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(running) < concurrency:
+                item = next(items, _END)
+                if item is _END:
+                    exhausted = True
+                    break
+                task = asyncio.ensure_future(call(item))
+                running.add(task)
+                finished.watch(task)
+            if not running:
+                return
+            await finished.wait()
+            while finished.done:
+                done = finished.done.popleft()
+                running.discard(done)
+                yield done.result()
+    finally:
+        await _cancel_all(running)
+
+
+async def _map_async_input(
+    items: AsyncIterable[J], call: Callable[[J], Awaitable[R]], concurrency: int
+) -> AsyncGenerator[R, None]:
+    """:func:`map_bounded` over an async iterable: the next item is awaited alongside the
+    running calls, so a slow input (a pipe) never holds back results that are ready."""
+    source = aiter(items)
+    finished = _Finished()
+    running: set[asyncio.Future[R]] = set()
+    fetching: asyncio.Future[J] | None = None
     exhausted = False
     try:
         while True:
             if fetching is None and not exhausted and len(running) < concurrency:
                 fetching = asyncio.ensure_future(anext(source))
-            waiting: set[asyncio.Future[Any]] = set(running)
-            if fetching is not None:
-                waiting.add(fetching)
-            if not waiting:
+                finished.watch(fetching)
+            if fetching is None and not running:
                 return
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if fetching is not None and fetching in done:
-                try:
-                    item = fetching.result()
-                except StopAsyncIteration:
-                    exhausted = True
+            await finished.wait()
+            while finished.done:
+                done = finished.done.popleft()
+                if done is fetching:
+                    fetching = None
+                    try:
+                        item = done.result()
+                    except StopAsyncIteration:
+                        exhausted = True
+                        continue
+                    task = asyncio.ensure_future(call(item))
+                    running.add(task)
+                    finished.watch(task)
                 else:
-                    running.add(asyncio.ensure_future(call(item)))
-                fetching = None
-            for task in [t for t in running if t in done]:
-                running.discard(task)
-                yield task.result()
+                    running.discard(done)
+                    yield done.result()
     finally:
         leftovers: list[asyncio.Future[Any]] = [*running]
         if fetching is not None:
             leftovers.append(fetching)
-        await _cancel_all(leftovers)
-        await source.aclose()
+        await _cancel_all(leftovers)  # the input is the caller's: not closed here
+
+
+_END: Any = object()
+"""What ``next`` gives for an exhausted input (no item is ever this object)."""
 
 
 async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
@@ -116,12 +194,3 @@ async def _cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
         task.cancel()
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
-
-
-async def _aiter(items: Iterable[J] | AsyncIterable[J]) -> AsyncGenerator[J, None]:
-    if isinstance(items, AsyncIterable):
-        async for item in items:
-            yield item
-    else:
-        for item in items:
-            yield item
