@@ -26,9 +26,10 @@ New sources and rules are rows in the tables below, not branches in the engine.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import lru_cache
 
 from .models import Citation, WorkType
 
@@ -95,7 +96,30 @@ IF_NONE_ORDER: Mapping[WorkType, tuple[str, ...]] = {
 BOOK_CHECK_SOURCES: tuple[str, ...] = ("openlibrary", "crossref", "googlebooks")
 """Where a chapter's book is looked for (one witness is enough), Google Books last."""
 
-_BIOMEDICAL = re.compile(
+class WordList:
+    """A case-insensitive pattern of words, searched cheaply: ASCII text (nearly every
+    title) is lower-cased and searched by a case-sensitive copy of the pattern, which
+    finds exactly what the case-insensitive one finds there (tested); other text is
+    searched by the case-insensitive pattern itself."""
+
+    __slots__ = ("_any_case", "_lower")
+
+    def __init__(self, pattern: str) -> None:
+        self._any_case = re.compile(pattern, re.I)
+        self._lower = re.compile(pattern)
+
+    def found_in(self, text: str) -> bool:
+        if text.isascii():
+            return self._lower.search(text.lower()) is not None
+        return self._any_case.search(text) is not None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The case-insensitive pattern (what :meth:`found_in` is equivalent to)."""
+        return self._any_case
+
+
+_BIOMEDICAL = WordList(
     r"\b(?:medic\w*|clinic\w*|health\w*|nurs\w*|pharm\w*|lancet|bmj|jama|cell|cancer|"
     r"oncolog\w*|disease\w*|epidemiol\w*|patient\w*|therap\w*|surg\w*|psychiatr\w*|"
     r"neuro\w*|genet\w*|genom\w*|biolog\w*|bioch\w*|immun\w*|infect\w*|vaccin\w*|"
@@ -103,8 +127,7 @@ _BIOMEDICAL = re.compile(
     r"physiolog\w*|patholog\w*|virus\w*|viral|bacteri\w*|molecular|biomed\w*|"
     r"dental|dentist\w*|veterinar\w*|public health|plos|nih|mmwr|"
     # PubMed indexes psychology and behavioural science too.
-    r"psycholog\w*|behav\w*|cognit\w*|addict\w*|sleep|gerontol\w*|adolesc\w*)\b",
-    re.I,
+    r"psycholog\w*|behav\w*|cognit\w*|addict\w*|sleep|gerontol\w*|adolesc\w*)\b"
 )
 
 OPEN_ACCESS_DOI_PREFIXES: tuple[str, ...] = (
@@ -113,21 +136,19 @@ OPEN_ACCESS_DOI_PREFIXES: tuple[str, ...] = (
     "10.1371/", "10.3389/", "10.3390/", "10.1186/", "10.7554/", "10.7717/", "10.1155/",
     "10.5194/", "10.12688/", "10.7759/",
 )
-_OPEN_ACCESS_CONTAINERS = re.compile(
+_OPEN_ACCESS_CONTAINERS = WordList(
     r"\b(?:plos|frontiers in|bmc|elife|peerj|scientific reports|nature communications|"
-    r"sage open|heliyon|cureus|f1000|mdpi|sustainability|ieee access)\b",
-    re.I,
+    r"sage open|heliyon|cureus|f1000|mdpi|sustainability|ieee access)\b"
 )
 
 
-_ARXIV_FIELDS = re.compile(
+_ARXIV_FIELDS = WordList(
     r"\b(?:physic\w*|quantum|astro\w*|cosmolog\w*|galax\w*|particle\w*|condensed|"
     r"mathemat\w*|algebra\w*|topolog\w*|theorem\w*|stochastic|probabilit\w*|statistic\w*|"
     r"comput\w*|algorithm\w*|neural|learning|machine|artificial intelligence|robot\w*|"
     r"network\w*|optimi[sz]\w*|graph\w*|inference|bayesian|language model\w*|"
     r"signal processing|information theory|cryptograph\w*|econometric\w*|"
-    r"ieee|acm|physical review|annals of statistics|neurips|icml|iclr|jmlr)\b",
-    re.I,
+    r"ieee|acm|physical review|annals of statistics|neurips|icml|iclr|jmlr)\b"
 )
 """Words of arXiv's fields (physics, mathematics, computer science, statistics,
 electrical engineering, quantitative finance and economics) in a title or container."""
@@ -165,11 +186,12 @@ class SourcePlan:
     fallback too, for the case where the steps found it once)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class PlanTables:
     """Every table the planner reads, as one value: the defaults are the module's tables,
     and another value evaluates other tables with no code path of its own (``verifier
-    bench plans`` replays W&W under each)."""
+    bench plans`` replays W&W under each). Compared and hashed by identity (plans are
+    kept per tables value); never change the mappings it holds."""
 
     searches: Mapping[WorkType, tuple[str, ...]] = field(default_factory=lambda: SEARCH_ORDER)
     if_none: Mapping[WorkType, tuple[str, ...]] = field(default_factory=lambda: IF_NONE_ORDER)
@@ -186,21 +208,20 @@ def is_biomedical(citation: Citation) -> bool:
     """The citation looks biomedical or life-science (PubMed is worth asking)."""
     if citation.identifiers.pmid or citation.identifiers.pmcid:
         return True
-    return bool(_BIOMEDICAL.search(f"{citation.container} {citation.title}"))
+    return _BIOMEDICAL.found_in(f"{citation.container} {citation.title}")
 
 
 def is_likely_open_access(citation: Citation) -> bool:
     """The citation's journal is probably in DOAJ (an all-open-access publisher)."""
     doi = citation.identifiers.doi or ""
-    return doi.startswith(OPEN_ACCESS_DOI_PREFIXES) or bool(
-        _OPEN_ACCESS_CONTAINERS.search(citation.container)
-    )
+    return doi.startswith(OPEN_ACCESS_DOI_PREFIXES) or _OPEN_ACCESS_CONTAINERS.found_in(
+        citation.container)
 
 
 def in_arxiv_fields(citation: Citation) -> bool:
     """The citation's title or container is in arXiv's fields (arXiv is worth asking by
     title for a second witness)."""
-    return bool(_ARXIV_FIELDS.search(f"{citation.container} {citation.title}"))
+    return _ARXIV_FIELDS.found_in(f"{citation.container} {citation.title}")
 
 
 FALLBACK_EXTRA: tuple[tuple[str, frozenset[WorkType], str], ...] = (
@@ -210,16 +231,23 @@ FALLBACK_EXTRA: tuple[tuple[str, frozenset[WorkType], str], ...] = (
                          WorkType.CHAPTER, WorkType.REPORT, WorkType.THESIS}), "arxiv_fields"),
     ("doaj", frozenset({WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER}), "open_access"),
 )
-_CONDITIONS = {"arxiv_fields": in_arxiv_fields, "open_access": is_likely_open_access}
+
+_IDENTIFIER_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(kind for kinds in IDENTIFIER_LOOKUPS.values() for kind in kinds))
 
 
-def fallback_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
-    """Every source worth asking for a second witness: the type's :data:`FALLBACK_ORDER`,
-    then the :data:`FALLBACK_EXTRA` rows whose type and condition hold."""
-    order = list(tables.fallback.get(citation.type, _ARTICLE_FALLBACK))
-    order += [source for source, types, condition in FALLBACK_EXTRA
-              if citation.type in types and _CONDITIONS[condition](citation)]
-    return tuple(dict.fromkeys(order))
+@dataclass(frozen=True, slots=True)
+class Traits:
+    """What a citation's plan depends on besides the tables and the enabled sources:
+    citations alike in these get the same plan, so plans are kept by them."""
+
+    type: WorkType
+    identifiers: frozenset[str]
+    """The kinds of identifier it carries that some source looks up ("doi", "isbn", …)."""
+    titled: bool
+    biomedical: bool
+    open_access: bool
+    arxiv_fields: bool
 
 
 def _has_identifier(citation: Citation, kind: str) -> bool:
@@ -227,45 +255,90 @@ def _has_identifier(citation: Citation, kind: str) -> bool:
     return bool(value)
 
 
+def traits_of(citation: Citation) -> Traits:
+    return Traits(
+        type=citation.type,
+        identifiers=frozenset(k for k in _IDENTIFIER_KINDS if _has_identifier(citation, k)),
+        titled=bool(citation.title),
+        biomedical=is_biomedical(citation),
+        open_access=is_likely_open_access(citation),
+        arxiv_fields=in_arxiv_fields(citation),
+    )
+
+
+_CONDITIONS: Mapping[str, Callable[[Traits], bool]] = {
+    "arxiv_fields": lambda traits: traits.arxiv_fields,
+    "open_access": lambda traits: traits.open_access,
+}
+
+
+def fallback_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
+    """Every source worth asking for a second witness: the type's :data:`FALLBACK_ORDER`,
+    then the :data:`FALLBACK_EXTRA` rows whose type and condition hold."""
+    return _fallback_order(traits_of(citation), tables)
+
+
+def _fallback_order(traits: Traits, tables: PlanTables) -> tuple[str, ...]:
+    order = list(tables.fallback.get(traits.type, _ARTICLE_FALLBACK))
+    order += [source for source, types, condition in FALLBACK_EXTRA
+              if traits.type in types and _CONDITIONS[condition](traits)]
+    return tuple(dict.fromkeys(order))
+
+
 def search_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
     """The search sources for the citation's type, with PubMed and DOAJ added by field."""
+    return _search_order(traits_of(citation), tables)
+
+
+def _search_order(traits: Traits, tables: PlanTables) -> tuple[str, ...]:
     searches = tables.searches
-    order = list(searches.get(citation.type, searches.get(WorkType.UNKNOWN, ())))
-    article_like = citation.type in (WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER)
-    if is_biomedical(citation) and citation.type not in (WorkType.BOOK, WorkType.WEB):
+    order = list(searches.get(traits.type, searches.get(WorkType.UNKNOWN, ())))
+    article_like = traits.type in (WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER)
+    if traits.biomedical and traits.type not in (WorkType.BOOK, WorkType.WEB):
         order.insert(min(2, len(order)), "pubmed")  # right after Crossref and OpenAlex
-    if article_like and is_likely_open_access(citation):
+    if article_like and traits.open_access:
         order.append("doaj")
     return tuple(dict.fromkeys(order))
 
 
 def plan_sources(citation: Citation, enabled: Collection[str],
                  tables: PlanTables = DEFAULT_TABLES) -> SourcePlan:
-    """The plan for ``citation`` over the ``enabled`` sources."""
+    """The plan for ``citation`` over the ``enabled`` sources (the same value for every
+    citation with the same :class:`Traits`: plans are kept, :data:`PLANS_KEPT` at most)."""
+    return _plan(traits_of(citation), tuple(enabled), tables)
+
+
+PLANS_KEPT = 1_024
+"""Plans kept by (traits, enabled sources, tables), least recently used out: a few dozen
+arise in practice (types × identifiers × fields)."""
+
+
+@lru_cache(maxsize=PLANS_KEPT)
+def _plan(traits: Traits, enabled: tuple[str, ...], tables: PlanTables) -> SourcePlan:
     lookups = [
         PlanStep(source, StepKind.LOOKUP)
         for source, kinds in IDENTIFIER_LOOKUPS.items()
-        if source in enabled and any(_has_identifier(citation, k) for k in kinds)
+        if source in enabled and any(k in traits.identifiers for k in kinds)
     ]
     later = tables.second_witness_lookups
     steps = [step for step in lookups if step.source not in later]
     fallback = [step for step in lookups if step.source in later]
     if_none: list[PlanStep] = []
-    if citation.title:
+    if traits.titled:
         steps += [
             PlanStep(source, StepKind.SEARCH)
-            for source in search_order(citation, tables)
+            for source in _search_order(traits, tables)
             if source in enabled
         ]
         searched = {step.source for step in steps if step.kind is StepKind.SEARCH}
         if_none = [
             PlanStep(source, StepKind.SEARCH)
-            for source in tables.if_none.get(citation.type, ())
+            for source in tables.if_none.get(traits.type, ())
             if source in enabled and source not in searched
         ]
         fallback += [
             PlanStep(source, StepKind.SEARCH)
-            for source in dict.fromkeys((*fallback_order(citation, tables),
+            for source in dict.fromkeys((*_fallback_order(traits, tables),
                                          *(step.source for step in if_none)))
             if source in enabled and source not in searched
         ]
