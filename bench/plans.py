@@ -197,10 +197,13 @@ class ReplayRun(PlanRun):
         self._answers = answers
         self._requests = requests
 
-    async def ask(self, step: PlanStep) -> StepOutcome:
+    def ask_now(self, step: PlanStep) -> StepOutcome:
         status, sent = self._answers.get(_key(step), ("not_applicable", 0))
         self._requests[step.source] += sent
         return StepOutcome(SourceResult(SourceStatus(status), requests=sent))
+
+    async def ask(self, step: PlanStep) -> StepOutcome:
+        return self.ask_now(step)
 
 
 async def replay(plan: SourcePlan, answers: Answers, needed: int,

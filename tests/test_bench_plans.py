@@ -3,6 +3,7 @@ the replay must ask what the engine's ``PlanRun`` asks and reach the same witnes
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sys
 from collections import Counter
@@ -42,26 +43,34 @@ def answers_where(holders: set[str]) -> Answers:
             for source in SOURCE_NAMES for kind in ("lookup", "search")}
 
 
-async def engine_asks(plan: SourcePlan, answers: Answers) -> tuple[set[str], int]:
-    """The steps the engine's plan run starts, and its witnesses, over ``answers``."""
+async def engine_asks(plan: SourcePlan, answers: Answers,
+                      cached: bool = False) -> tuple[set[str], int]:
+    """The steps the engine's plan run starts, and its witnesses, over ``answers``: each
+    answer awaited (``cached`` False), or each had at once as from the cache."""
     asked: set[str] = set()
     run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
 
-    async def answer(step: PlanStep) -> StepOutcome:
+    def answer_now(step: PlanStep) -> StepOutcome:
         key = f"{step.source}/{step.kind.value}"
         asked.add(key)
         status = SourceStatus(answers[key][0])
         return StepOutcome(SourceResult(status, requests=1))
 
+    async def answer(step: PlanStep) -> StepOutcome:
+        await asyncio.sleep(0)
+        return answer_now(step)
+
     run.ask = answer  # type: ignore[method-assign]
+    run.ask_now = answer_now if cached else (lambda step: None)  # type: ignore[method-assign]
     await run.run(plan, needed=2)
     return asked, run.witnesses()
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("tables", list(VARIANTS))
+@pytest.mark.parametrize("cached", [False, True], ids=["awaited", "from the cache"])
 async def test_the_replay_asks_what_the_engine_asks_and_agrees_on_the_witnesses(
-    tables: str,
+    tables: str, cached: bool,
 ) -> None:
     sources = ("crossref", "openalex", "pubmed", "semanticscholar", "openlibrary",
                "googlebooks", "doaj")
@@ -73,7 +82,7 @@ async def test_the_replay_asks_what_the_engine_asks_and_agrees_on_the_witnesses(
             answers = answers_where(holders)
             requests: Counter[str] = Counter()
             witnesses = await replay(plan, answers, 2, requests)
-            asked, engine_witnesses = await engine_asks(plan, answers)
+            asked, engine_witnesses = await engine_asks(plan, answers, cached)
             assert witnesses == engine_witnesses, (citation.type, holders)
             # Every step the engine started is counted by the replay, and no other.
             assert sum(requests.values()) == len(asked), (citation.type, holders)

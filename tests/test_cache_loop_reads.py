@@ -213,3 +213,48 @@ async def test_identical_requests_share_one_worker_cache_read(
     assert {a.value for a in answers} == {"an answer"}
     assert all(a.cached and a.requests == 0 for a in answers)
     assert (worker_reads, reader.reads, len(transport.sent)) == (1, 1, 0)
+
+
+@pytest.mark.asyncio
+async def test_fetch_now_answers_from_the_cache_or_says_none_without_sending(
+    cache: ResponseCache,
+) -> None:
+    client, transport = make_client(cache)
+    reader = CountingReader()
+    assert client.fetch_now(HttpRequest("/works/1"), reader) is None  # a miss: nothing sent
+    assert transport.sent == []
+    await cache.put("svc", HttpRequest("/works/2").cache_key(), RESPONSE, DAY,
+                    origin="http://svc.test")
+    on_disk = client.fetch_now(HttpRequest("/works/2"), reader)
+    assert on_disk is not None
+    assert (on_disk.value, on_disk.cached, on_disk.requests) == ("an answer", True, 0)
+    remembered = client.fetch_now(HttpRequest("/works/2"), reader)
+    assert remembered is not None and remembered.value == "an answer"
+    assert reader.reads == 1  # the second came from the memo
+    assert client.gate.stats.cache_hits == 2 and transport.sent == []
+
+
+@pytest.mark.asyncio
+async def test_fetch_now_leaves_to_fetch_what_only_the_worker_can_read(
+    cache: ResponseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await cache.put("svc", HttpRequest("/works/1").cache_key(), RESPONSE, DAY,
+                    origin="http://svc.test")
+    monkeypatch.setattr(ResponseCache, "get_now", lambda *_a, **_k: UNDECIDED)
+    client, transport = make_client(cache)
+    reader = CountingReader()
+    assert client.fetch_now(HttpRequest("/works/1"), reader) is None
+    fetched = await client.fetch(HttpRequest("/works/1"),
+                                 asyncio.get_running_loop().time() + 5, reader)
+    assert (fetched.value, fetched.cached, len(transport.sent)) == ("an answer", True, 0)
+
+
+@pytest.mark.asyncio
+async def test_fetch_now_reads_nothing_when_the_cache_is_not_to_be_read(
+    cache: ResponseCache,
+) -> None:
+    await cache.put("svc", HttpRequest("/works/1").cache_key(), RESPONSE, DAY,
+                    origin="http://svc.test")
+    client, _transport = make_client(cache)
+    client._cache_policy = CachePolicy(read=False, positive_ttl_s=DAY, negative_ttl_s=DAY)
+    assert client.fetch_now(HttpRequest("/works/1"), CountingReader()) is None

@@ -3,6 +3,8 @@ fallback only when some but too few sources matched (never re-asking a source)."
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from verifier.citations.models import Citation, SourceResult, SourceStatus
@@ -23,39 +25,55 @@ PLAN = SourcePlan(
 )
 
 
-async def run_with(holders: set[str]) -> tuple[list[str], dict[str, SourceResult]]:
+@pytest.fixture(params=[False, True], ids=["awaited", "from the cache"])
+def cached(request: pytest.FixtureRequest) -> bool:
+    """Whether the sources' answers are had at once (as from the cache) or awaited: the
+    tiers must ask the same either way."""
+    return bool(request.param)
+
+
+async def run_with(holders: set[str], cached: bool = False
+                   ) -> tuple[list[str], dict[str, SourceResult]]:
     """Run PLAN where ``holders`` match and every other source misses; the sources asked,
     in order, and the results."""
     asked: list[str] = []
     run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
 
-    async def answer(step: PlanStep) -> StepOutcome:
+    def answer_now(step: PlanStep) -> StepOutcome:
         asked.append(step.source)
         status = SourceStatus.MATCH if step.source in holders else SourceStatus.NO_MATCH
         return StepOutcome(SourceResult(status, requests=1))
 
+    async def answer(step: PlanStep) -> StepOutcome:
+        await asyncio.sleep(0)
+        return answer_now(step)
+
     run.ask = answer  # type: ignore[method-assign]
+    run.ask_now = answer_now if cached else (lambda step: None)  # type: ignore[method-assign]
     await run.run(PLAN, needed=2, width=1)
     return asked, run.results()
 
 
 @pytest.mark.asyncio
-async def test_found_nowhere_the_if_none_sources_are_asked_and_the_scarce_one_is_not() -> None:
-    asked, results = await run_with(set())
+async def test_found_nowhere_the_if_none_sources_are_asked_and_the_scarce_one_is_not(
+        cached: bool) -> None:
+    asked, results = await run_with(set(), cached)
     assert asked == ["crossref", "openalex", "pubmed", "doaj"]
     skipped = results["semanticscholar"]
     assert skipped.status is SourceStatus.SKIPPED and skipped.reason == ONLY_TO_CONFIRM
 
 
 @pytest.mark.asyncio
-async def test_found_once_by_the_steps_the_fallback_looks_for_a_second_witness() -> None:
-    asked, results = await run_with({"crossref", "semanticscholar"})
+async def test_found_once_by_the_steps_the_fallback_looks_for_a_second_witness(
+        cached: bool) -> None:
+    asked, results = await run_with({"crossref", "semanticscholar"}, cached)
     assert asked == ["crossref", "openalex", "semanticscholar"]  # no if_none, S2 first
     assert results["semanticscholar"].status is SourceStatus.MATCH
 
 
 @pytest.mark.asyncio
-async def test_found_once_by_if_none_the_fallback_does_not_ask_a_source_twice() -> None:
-    asked, results = await run_with({"doaj", "semanticscholar"})
+async def test_found_once_by_if_none_the_fallback_does_not_ask_a_source_twice(
+        cached: bool) -> None:
+    asked, results = await run_with({"doaj", "semanticscholar"}, cached)
     assert asked == ["crossref", "openalex", "pubmed", "doaj", "semanticscholar"]
     assert sum(r.status is SourceStatus.MATCH for r in results.values()) == 2

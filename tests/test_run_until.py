@@ -4,6 +4,7 @@ comes, stopped (and the rest cancelled) as soon as ``enough()`` holds."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 import pytest
 
@@ -90,3 +91,61 @@ async def test_a_cancelled_run_cancels_the_jobs_in_flight(width: int) -> None:
     with pytest.raises(asyncio.CancelledError):
         await outer
     assert jobs.in_flight == 0 and "a" in jobs.cancelled
+
+
+@pytest.mark.asyncio
+async def test_a_job_answered_at_once_starts_no_task_and_its_result_is_handed_on() -> None:
+    jobs = Jobs({"a": 0.0, "b": 0.0, "c": 0.0})
+    done: list[tuple[str, str]] = []
+    await run_until(list(jobs.delays), jobs.run, lambda j, r: done.append((j, r)),
+                    width=lambda: 1, enough=lambda: False,
+                    run_now=lambda j: "NOW" if j != "b" else None)
+    assert jobs.started == ["b"]  # only the job not answered at once was run
+    assert done == [("a", "NOW"), ("b", "B"), ("c", "NOW")]
+
+
+@pytest.mark.asyncio
+async def test_answers_had_at_once_take_their_places_in_the_width() -> None:
+    """Width 2 at the start: both first jobs start (one answered at once) before any
+    result is handed on, as two tasks would; enough after two results stops the rest."""
+    jobs = Jobs({"a": 0.0, "b": 0.01, "c": 0.0})
+    done: list[str] = []
+    await run_until(list(jobs.delays), jobs.run, lambda j, r: done.append(j),
+                    width=lambda: 2 - len(done), enough=lambda: len(done) >= 2,
+                    run_now=lambda j: "NOW" if j == "a" else None)
+    assert jobs.started == ["b"] and done == ["a", "b"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("width", [1, 2, 3])
+@pytest.mark.parametrize("at_once", ["", "a", "ac", "abcd"])
+async def test_the_jobs_run_and_the_results_are_those_without_answers_at_once(
+        width: int, at_once: str) -> None:
+    """Whichever jobs are answered at once, the same jobs are attempted (run or answered
+    at once), skipped and handed on as when every job is awaited."""
+
+    async def outcome(run_now: bool) -> tuple[list[str], set[str]]:
+        attempted: list[str] = []
+        done: list[str] = []
+
+        async def answer(job: str) -> str:
+            await asyncio.sleep(0)
+            return job
+
+        def run(job: str) -> Awaitable[str]:
+            attempted.append(job)  # when run_until starts it
+            return answer(job)
+
+        def now(job: str) -> str | None:
+            if run_now and job in at_once:
+                attempted.append(job)
+                return job
+            return None
+
+        await run_until(list("abcde"), run, lambda j, r: done.append(r),
+                        width=lambda: max(1, width - len(done)),
+                        enough=lambda: len(done) >= 3, skip=lambda j: j == "d",
+                        run_now=now)
+        return attempted, set(done)
+
+    assert await outcome(run_now=True) == await outcome(run_now=False)

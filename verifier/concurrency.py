@@ -44,19 +44,38 @@ async def run_until(
     width: Callable[[], int],
     enough: Callable[[], bool],
     skip: Callable[[J], bool] = lambda _job: False,
+    run_now: Callable[[J], R | None] | None = None,
 ) -> None:
     """Run ``jobs`` in order, at most ``width()`` at a time (asked again as results come
     in), skipping those ``skip`` rejects when their turn comes, until all are done or
-    ``enough()`` holds; jobs still running then are cancelled and awaited."""
+    ``enough()`` holds; jobs still running then are cancelled and awaited.
+
+    ``run_now(job)``, when given, is tried first when a job's turn comes: a result
+    (not None) is the job's, with no task started for it (an answer the cache holds);
+    None means ``run(job)`` must be awaited. Results had at once take their places in
+    the width like running jobs and are handed on before anything is awaited, so the
+    jobs started, and the results handed on, are those of ``run`` alone."""
     queue = list(jobs)
-    running: dict[asyncio.Task[R], J] = {}
+    queue.reverse()  # popped from the end: the first job first
+    running: dict[asyncio.Future[R], J] = {}
     try:
         while queue or running:
-            while queue and len(running) < max(1, width()):
-                job = queue.pop(0)
+            ready: list[tuple[J, R]] = []
+            while queue and len(running) + len(ready) < max(1, width()):
+                job = queue.pop()
                 if skip(job):
                     continue
-                running[asyncio.ensure_future(run(job))] = job
+                result = run_now(job) if run_now is not None else None
+                if result is not None:
+                    ready.append((job, result))
+                else:
+                    running[asyncio.ensure_future(run(job))] = job
+            if ready:
+                for job, result in ready:
+                    on_done(job, result)
+                if enough():
+                    return
+                continue
             if not running:
                 return
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)

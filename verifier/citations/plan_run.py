@@ -16,11 +16,12 @@ from verifier.concurrency import run_until
 from verifier.errors import SourceError
 from verifier.http.deadline import Deadline
 from verifier.http.stats import RunStats
+from verifier.http.transport import HttpRequest
 
 from .matching import best_candidate, is_title_by_other_authors
 from .models import Citation, SourceResult, SourceStatus
 from .planner import PlanStep, SourcePlan, StepKind
-from .source_client import SourceClient
+from .source_client import QueryResult, SourceClient
 from .verdict import independent_groups
 
 
@@ -180,7 +181,7 @@ class PlanRun:
             return True
 
         await run_until(
-            steps, self.ask, finished,
+            steps, self.ask, finished, run_now=self.ask_now,
             width=lambda: width or max(1, needed - self.witnesses()),
             enough=lambda: self.witnesses() >= needed,
             skip=skipped,
@@ -248,16 +249,9 @@ class PlanRun:
         nothing: the run records answers as they finish (``verifier bench plans`` asks
         every step once this way to replay plans over the answers)."""
         client = self._clients[step.source]
-        adapter = client.adapter
-        citation = self.citation
-        if step.kind is StepKind.LOOKUP:
-            request = adapter.lookup_request(citation, client.identity)
-        else:
-            request = adapter.search_request(citation, client.identity)
+        request = self._request(step, client)
         if request is None:
-            return StepOutcome(
-                SourceResult(SourceStatus.NOT_APPLICABLE, reason=f"no {step.kind.value} possible")
-            )
+            return _NO_REQUEST[step.kind]
         try:
             answer = await client.query(request, self._deadline)
         except SourceError as exc:
@@ -267,6 +261,27 @@ class PlanRun:
                 return StepOutcome(SourceResult(status, requests=exc.requests,
                                                  reason=str(exc)))
             return StepOutcome(SourceResult(status, requests=exc.requests, error=str(exc)))
+        return self._outcome(step, answer)
+
+    def ask_now(self, step: PlanStep) -> StepOutcome | None:
+        """What :meth:`ask` would give, when that needs no waiting (the request is not
+        possible, or the cache holds the answer); else None: then :meth:`ask`."""
+        client = self._clients[step.source]
+        request = self._request(step, client)
+        if request is None:
+            return _NO_REQUEST[step.kind]
+        answer = client.query_now(request)
+        return None if answer is None else self._outcome(step, answer)
+
+    def _request(self, step: PlanStep, client: SourceClient) -> HttpRequest | None:
+        if step.kind is StepKind.LOOKUP:
+            return client.adapter.lookup_request(self.citation, client.identity)
+        return client.adapter.search_request(self.citation, client.identity)
+
+    def _outcome(self, step: PlanStep, answer: QueryResult) -> StepOutcome:
+        """The step's result from its source's answer: the best candidate, matched or not,
+        and the flags it raises."""
+        citation = self.citation
         # A retraction or correction notice is never the cited work itself.
         candidates = [r for r in answer.records if r.notice_for is None]
         best = best_candidate(citation, candidates)
@@ -286,3 +301,11 @@ class PlanRun:
         result = SourceResult(status, record, scores, requests=answer.requests,
                               cached=answer.cached)
         return StepOutcome(result, frozenset(flags))
+
+
+_NO_REQUEST: Mapping[StepKind, StepOutcome] = {
+    kind: StepOutcome(SourceResult(SourceStatus.NOT_APPLICABLE,
+                                   reason=f"no {kind.value} possible"))
+    for kind in StepKind
+}
+"""The outcome of a step whose source has no request to make for the citation."""

@@ -71,6 +71,20 @@ class SourceClient:
         self.identity = identity
         self.reader = AdapterReader(adapter)
 
+    def query_now(self, request: HttpRequest) -> QueryResult | None:
+        """The answer to ``request`` when the cache holds it, follow-up included
+        (:meth:`PacedClient.fetch_now`), else None: then :meth:`query` it."""
+        first = self.client.fetch_now(request, self.reader)
+        if first is None:
+            return None
+        follow_up = first.value.follow_up
+        if follow_up is None:
+            return QueryResult(first.value.records, 0, True)
+        second = self.client.fetch_now(follow_up, self.reader)
+        if second is None:
+            return None
+        return QueryResult(second.value.records, 0, True)
+
     async def query(self, request: HttpRequest, deadline: float | Deadline) -> QueryResult:
         """Records for ``request`` (best first, ``[]`` for "not found"); raises SourceError.
 
