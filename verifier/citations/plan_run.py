@@ -51,16 +51,17 @@ class _SourceState:
     outcomes: list[SourceResult] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
     pending: bool = False
+    matched: bool = False
+    """Whether some step matched (kept as outcomes are added)."""
     _result: SourceResult | None = None
 
     def add(self, outcome: SourceResult, flags: frozenset[str] = frozenset()) -> None:
         self.outcomes.append(outcome)
-        self.flags.update(flags)
+        if flags:
+            self.flags.update(flags)
+        if outcome.status is SourceStatus.MATCH:
+            self.matched = True
         self._result = None
-
-    @property
-    def matched(self) -> bool:
-        return any(o.status is SourceStatus.MATCH for o in self.outcomes)
 
     def result(self) -> SourceResult | None:
         """The source's answer: a match if any step matched; else a failure if any step
