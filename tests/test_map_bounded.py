@@ -5,11 +5,12 @@ running when the iteration is closed or a call fails."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from contextlib import aclosing
 
 import pytest
 
+from verifier.api import _numbered
 from verifier.concurrency import map_bounded
 
 
@@ -131,3 +132,23 @@ async def test_an_empty_input_yields_nothing() -> None:
 def test_a_concurrency_below_one_is_refused_at_once() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         map_bounded([1], Calls(), concurrency=0)
+
+
+@pytest.mark.asyncio
+async def test_verify_many_numbers_a_plain_input_lazily_and_keeps_it_plain() -> None:
+    """A plain input stays plain (read on the spot by map_bounded, no task per item) and
+    an async one stays async; both are numbered by position as they are read."""
+    source = Counted(1_000)
+    numbered = _numbered(str(n) for n in source)
+    assert not isinstance(numbered, AsyncIterable)
+    first = [next(numbered) for _ in range(3)]
+    assert [(c.index, c.text) for c in first] == [(0, "0"), (1, "1"), (2, "2")]
+    assert source.read == 3
+
+    async def texts() -> AsyncIterator[str]:
+        for text in ("a", "b"):
+            yield text
+
+    numbered_async = _numbered(texts())
+    assert isinstance(numbered_async, AsyncIterable)
+    assert [(c.index, c.text) async for c in numbered_async] == [(0, "a"), (1, "b")]

@@ -26,7 +26,7 @@ off the event loop, for the pipelines that use them (see :meth:`Verifier.__aente
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import aclosing
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -217,16 +217,18 @@ def _as_item(citation: CitationLike, index: int) -> CitationInput:
     return CitationInput(id=derive_id(citation), index=index, text=citation)
 
 
-async def _numbered(
+def _numbered(
     citations: Iterable[CitationLike] | AsyncIterable[CitationLike],
-) -> AsyncIterator[CitationInput]:
-    """Items of a sync or async iterable as CitationInput, numbered lazily."""
-    index = 0
+) -> Iterator[CitationInput] | AsyncIterator[CitationInput]:
+    """Items of a sync or async iterable as CitationInput, numbered lazily (a plain
+    iterable stays plain: it is read on the spot, without a task per item)."""
     if isinstance(citations, AsyncIterable):
-        async for item in citations:
-            yield _as_item(item, index)
-            index += 1
-    else:
-        for item in citations:
-            yield _as_item(item, index)
-            index += 1
+        return _numbered_async(citations)
+    return (_as_item(item, index) for index, item in enumerate(citations))
+
+
+async def _numbered_async(citations: AsyncIterable[CitationLike]) -> AsyncIterator[CitationInput]:
+    index = 0
+    async for item in citations:
+        yield _as_item(item, index)
+        index += 1
