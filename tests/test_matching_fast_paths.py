@@ -3,26 +3,23 @@
 :func:`best_candidate` scores only the records that can still win (a bound from the
 titles); the slow path scores every record and takes ``max``. :func:`title_similarity`
 works from per-title forms; the slow path is the code before it had them.
+:func:`same_author` is :func:`author_overlap` of two one-author lists.
 """
 
 from __future__ import annotations
 
+from citation_strategies import authors, citation_and_records, titles
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from verifier.citations import matching
 from verifier.citations.matching import (
+    author_overlap,
     best_candidate,
+    same_author,
     score_record,
     title_similarity,
 )
-from verifier.citations.models import (
-    Author,
-    Citation,
-    MatchScores,
-    WorkRecord,
-    WorkType,
-)
+from verifier.citations.models import Author, Citation, MatchScores, WorkRecord
 from verifier.citations.normalize import split_title
 
 # ---------------------------------------------------------------------------------------
@@ -54,97 +51,6 @@ def slow_best_candidate(
 
 
 # ---------------------------------------------------------------------------------------
-# Citations and records rich in near misses: shared main titles, subtitles, articles,
-# slips in family names, organisations, catalogue sources, years and venues that back
-# or contradict.
-
-MAINS = st.sampled_from([
-    "Graphs, Maps, Trees", "The Boer War", "Stonehenge", "The need to belong",
-    "The need to belong again", "Social capital in the creation of human capital",
-    "Distinction", "Preventing suicide", "Effects of <i>p53</i> loss &amp; repair",
-    "THE STRENGTH OF WEAK TIES", "A Study", "",
-])
-SUBS = st.sampled_from([
-    "", "", "Abstract models for a literary history", "A global imperative",
-    "The story so far", "A social critique of the judgement of taste", "New evidence",
-])
-SEPARATORS = st.sampled_from([": ", " - ", "? ", " — ", ":"])
-
-
-@st.composite
-def titles(draw: st.DrawFn) -> str:
-    main, sub = draw(MAINS), draw(SUBS)
-    title = f"{main}{draw(SEPARATORS)}{sub}" if sub else main
-    if draw(st.booleans()):
-        title = title.lower()
-    if draw(st.integers(0, 5)) == 0:
-        title = title[: draw(st.integers(0, len(title)))]
-    return title
-
-
-FAMILIES = st.sampled_from([
-    "Granovetter", "Granoveter", "Grnaovetter", "Smith", "Smtih", "Li", "Lu", "Zhang",
-    "Jun", "van der Berg", "Berg", "Parker Pearson", "Pearson", "Baumeister", "Leary",
-    "Darvill", "Müller", "Mueller", "Chippindale", "",
-])
-GIVENS = st.sampled_from(["", "M. S.", "Mark", "J.", "John", "Mary", "Zhang", "R. F.", "Jun"])
-LITERALS = st.sampled_from([
-    "World Health Organization", "WHO", "Gregory the Great", "UNESCO", "Mark Granovetter",
-    "Anonymous",
-])
-
-
-@st.composite
-def authors(draw: st.DrawFn) -> Author:
-    if draw(st.integers(0, 6)) == 0:
-        return Author(literal=draw(LITERALS))
-    return Author(family=draw(FAMILIES), given=draw(GIVENS))
-
-
-AUTHOR_LISTS = st.lists(authors(), max_size=4).map(tuple)
-YEARS = st.one_of(st.none(), st.integers(1999, 2003))
-VENUES = st.sampled_from(["", "Journal of Things", "J. Things", "Polity", "Routledge"])
-SOURCES = st.sampled_from(["crossref", "openalex", "openlibrary", "googlebooks"])
-TYPES = st.sampled_from([WorkType.UNKNOWN, WorkType.WEB, WorkType.BOOK, WorkType.ARTICLE])
-
-
-@st.composite
-def citations(draw: st.DrawFn) -> Citation:
-    return Citation(
-        title=draw(titles()), authors=draw(AUTHOR_LISTS), et_al=draw(st.booleans()),
-        year=draw(YEARS), container=draw(VENUES), publisher=draw(VENUES),
-        volume=draw(st.sampled_from(["", "12", "13"])),
-        pages=draw(st.sampled_from(["", "45-67", "46"])), type=draw(TYPES),
-    )
-
-
-@st.composite
-def records_for(draw: st.DrawFn, citation: Citation) -> WorkRecord:
-    """A record, often built on the citation (its title, its authors) to make matches."""
-    title = draw(st.sampled_from([
-        citation.title,
-        draw(titles()),
-        # The citation's main title with another subtitle, or none.
-        f"{split_title(citation.title)[0]}{draw(SEPARATORS)}{draw(SUBS)}".rstrip(": "),
-    ]))
-    listed = citation.authors if draw(st.booleans()) else draw(AUTHOR_LISTS)
-    return WorkRecord(
-        source=draw(SOURCES), source_id=str(draw(st.integers(0, 9))), url="", title=title,
-        authors=listed, year=draw(YEARS), container=draw(VENUES), publisher=draw(VENUES),
-        volume=draw(st.sampled_from(["", "12"])), pages=draw(st.sampled_from(["", "45"])),
-    )
-
-
-@st.composite
-def cases(draw: st.DrawFn) -> tuple[Citation, list[WorkRecord]]:
-    citation = draw(citations())
-    records = draw(st.lists(records_for(citation), max_size=7))
-    if draw(st.booleans()) and records:
-        records.append(records[draw(st.integers(0, len(records) - 1))])  # a duplicate
-    return citation, records
-
-
-# ---------------------------------------------------------------------------------------
 # The properties
 
 
@@ -157,8 +63,8 @@ def test_title_similarity_is_the_slow_paths(cited: str, found: str) -> None:
     assert title_similarity(cited, found) == slow_title_similarity(cited, found)
 
 
-@settings(max_examples=1500)
-@given(cases())
+@settings(max_examples=300, deadline=None)
+@given(citation_and_records())
 def test_best_candidate_is_the_max_over_all_scored_records(
     case: tuple[Citation, list[WorkRecord]],
 ) -> None:
@@ -197,3 +103,15 @@ def test_a_shared_main_title_lifts_a_far_title_into_contention() -> None:
     best = best_candidate(citation, [closer, shared])
     assert best == slow_best_candidate(citation, [closer, shared])
     assert best is not None and best[0] is shared and best[1].is_match
+
+
+@settings(max_examples=800)
+@given(authors(), authors())
+@example(Author("Smith", "J."), Author("Smith", "Mary"))
+@example(Author(literal="WHO"), Author(literal="World Health Organization"))
+@example(Author("Zhang", "Jun"), Author("Jun", "Zhang"))
+@example(Author("Granoveter", "M."), Author("Granovetter", "Mark"))
+@example(Author(), Author("Smith"))
+def test_same_author_is_the_overlap_of_two_one_author_lists(cited: Author, found: Author
+                                                            ) -> None:
+    assert same_author(cited, found) is (author_overlap((cited,), (found,), et_al=False) == 1.0)

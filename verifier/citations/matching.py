@@ -393,6 +393,19 @@ def author_overlap(cited: Sequence[Author], found: Sequence[Author], et_al: bool
     return _overlap(cited, found)[0]
 
 
+def same_author(cited: Author, found: Author) -> bool:
+    """True when ``cited`` and ``found`` are one author under the matching rules: what
+    ``author_overlap((cited,), (found,), et_al=False) == 1.0`` says, without the lists
+    (the same key and first initial, or :func:`_compatible` names; an author with
+    neither a family name nor a literal is nobody)."""
+    if not (cited.family or cited.literal) or not (found.family or found.literal):
+        return False
+    a, b = _name(cited), _name(found)
+    if a.key and a.key == b.key and a.initial == b.initial:
+        return True
+    return _compatible(a, b, SLIP_MIN_LENGTH)
+
+
 # ---------------------------------------------------------------------------------------
 # One record against one citation
 

@@ -95,7 +95,9 @@ def independent_groups(
 
 def decide(results: Mapping[str, SourceResult], independence: str = "distinct") -> Verdict:
     agreeing = matching_sources(results)
-    witnesses = len(independent_groups(results, independence))
+    # Under "distinct" every matching source is a witness of its own (a group each).
+    witnesses = len(agreeing) if independence == "distinct" else \
+        len(independent_groups(results, independence))
     if witnesses >= AGREEMENT:
         return Verdict(Status.VERIFIED, agreeing)
     if agreeing:
