@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from unidecode import unidecode
@@ -205,6 +206,9 @@ def shown_title(cited: str, titles: Sequence[str]) -> str:
 # APA 7
 
 
+# _clean and bibtex_escape are pure and meet the same names, venues and numbers in
+# record after record: memoised (bounded).
+@lru_cache(maxsize=16384)
 def _clean(text: str) -> str:
     """``text`` without markup, its whitespace runs single spaces, stripped."""
     return " ".join(strip_markup(text).split()) if text else ""
@@ -366,6 +370,7 @@ _NOT_KEY_CHARACTER = re.compile(r"[^A-Za-z0-9]")
 _KEY_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "in", "to", "and", "for"})
 
 
+@lru_cache(maxsize=16384)
 def bibtex_escape(text: str) -> str:
     """``text`` (markup removed) safe inside a BibTeX field: LaTeX specials escaped,
     braces included, so every field's braces balance."""

@@ -166,22 +166,27 @@ class _Name:
     """``transliteration_key(key)``: computed once per author, not once per comparison."""
 
 
-@lru_cache(maxsize=65536)
 def _name(author: Author) -> _Name:
-    if author.family:
-        given_words = author.given.replace(".", " ").split()
-        key = family_key(author.family)
-        given_initials = initials(author.given)
+    """The comparable form of ``author`` (memoised by its three strings: a tuple of
+    strings hashes and compares in C, the dataclass in Python)."""
+    return _name_of(author.family, author.given, author.literal)
+
+
+@lru_cache(maxsize=65536)
+def _name_of(family: str, given: str, literal: str) -> _Name:
+    if family:
+        given_words = given.replace(".", " ").split()
+        key = family_key(family)
+        given_initials = initials(given)
         return _Name(
             key=key,
-            variants=family_variants(author.family),
+            variants=family_variants(family),
             initials=given_initials,
             given_keys=frozenset(k for k in (family_key(w) for w in given_words) if len(k) > 1),
             organisation="",
             initial=given_initials[:1],
             transliterated=transliteration_key(key),
         )
-    literal = author.literal
     words = literal.split()
     # A literal may be an organisation or a person the source did not split.
     variants = {family_key(literal)}
