@@ -359,6 +359,8 @@ def test_merge_and_correction_are_the_slow_paths(
 @example("Costs & {benefits} of 50% R_0 ~ $x^2$ #1 \\ here")
 @example("ǅemal and Éire: ÉTUDES")
 @example("  spaced\tout <i>title</i>  ")
+@example("iPhone use by McDonald's staff in the USA")
+@example("A b C")
 def test_bibtex_escape_and_title_bracing_are_the_slow_paths(text: str) -> None:
     assert C.bibtex_escape(text) == slow_bibtex_escape(text)
     assert C._protect_title(text) == slow_protect_title(text)

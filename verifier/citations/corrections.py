@@ -416,6 +416,7 @@ def _bibtex_names(authors: Sequence[Author]) -> str:
     return " and ".join(_bibtex_name(a) for a in authors if a.family or a.literal)
 
 
+@lru_cache(maxsize=16384)
 def _key_word(text: str) -> str:
     word = _NOT_KEY_CHARACTER.sub("", unidecode(text))
     return word[:1].upper() + word[1:]

@@ -427,8 +427,10 @@ def _field_discrepancy(
             return None  # an agreeing source supports the cited value
         values.append((source, value))
     agreed = consensus(values, same)
-    if agreed is None or field.same(cited, agreed[0]):
+    if agreed is None:
         return None
+    # The consensus value is one of ``values``, each found above to differ from the
+    # cited one: it differs too.
     return Discrepancy(field=field.name, cited=cited, found=agreed[0], sources=agreed[1])
 
 
@@ -445,11 +447,18 @@ def _authors_discrepancy(
     if not _persons(citation.authors):
         return None
     values = [(s, r.authors) for s, r in sourced if _persons(r.authors)]
-    if any(authors_agree(citation.authors, v, citation.et_al) for _, v in values):
-        return None  # an agreeing source supports the cited list
+    differing: list[tuple[Author, ...]] = []  # lists found to differ from the cited one
+    for _, listed in values:
+        if listed in differing:
+            continue  # another source's very list (the comparison is pure)
+        if authors_agree(citation.authors, listed, citation.et_al):
+            return None  # an agreeing source supports the cited list
+        differing.append(listed)
     agreed = consensus(values, _same_list_or_truncated, fullness=len)
-    if agreed is None or authors_agree(citation.authors, agreed[0], citation.et_al):
+    if agreed is None:
         return None
+    # The consensus list is one of ``values``, each found above to differ from the
+    # cited list: it differs too.
     return Discrepancy(
         field="authors",
         cited=render_authors(citation.authors, citation.et_al),
