@@ -389,3 +389,10 @@ def test_report_from_results_is_the_slow_paths(
     assert fast == slow_report(item, citation, results, flags, independence)
     assert fast.to_json() == slow_report(item, citation, results, flags,
                                          independence).to_json()
+
+
+def test_authority_rank_is_the_position_in_authority() -> None:
+    from verifier.citations.verdict import AUTHORITY, authority_rank
+
+    assert [authority_rank(s) for s in AUTHORITY] == [AUTHORITY.index(s) for s in AUTHORITY]
+    assert authority_rank("elsewhere") == len(AUTHORITY)

@@ -133,7 +133,11 @@ def agreeing_records(
 
 def authority_rank(source: str) -> int:
     """Position of ``source`` in :data:`AUTHORITY` (unknown sources last)."""
-    return AUTHORITY.index(source) if source in AUTHORITY else len(AUTHORITY)
+    return _RANKS.get(source, len(AUTHORITY))
+
+
+_RANKS = {source: position for position, source in enumerate(AUTHORITY)}
+""":data:`AUTHORITY` as positions (one lookup instead of a search and an index)."""
 
 
 def corrected_record(
