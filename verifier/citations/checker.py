@@ -27,13 +27,13 @@ from verifier.errors import ConfigError
 from verifier.http.deadline import Deadline
 from verifier.options import CheckOptions, ResolvedOptions, Strategy
 
-from .corrections import correction_from_results
+from .corrections import correction_of
 from .discrepancies import (
     DOI_NOT_FOUND_FLAG,
     PREPRINT_CITED_AS_PUBLISHED_FLAG,
-    discrepancies,
+    discrepancies_of,
     doi_not_found,
-    preprint_cited_as_published,
+    preprint_cited_as_published_of,
 )
 from .models import (
     INPUT_ERROR_FLAG,
@@ -55,7 +55,7 @@ from .planner import PlanStep, SourcePlan, StepKind, book_of, book_plan, plan_so
 from .source_client import SourceClient
 from .verdict import (
     AGREEMENT,
-    corrected_record,
+    agreeing_records,
     decide,
     retraction_status,
 )
@@ -312,11 +312,13 @@ def report_from_results(
     verdict = decide(results, independence)
     found = set(flags)
     agreeing = verdict.agreeing
+    # The agreeing records, most authoritative first: found once, used by every part.
+    sourced = agreeing_records(results, agreeing)
     if verdict.status in (Status.VERIFIED, Status.UNCONFIRMED):
         found.discard("title_by_other_authors")
         if not citation.authors and not citation.et_al:
             found.add(NO_AUTHORS_FLAG)
-    if agreeing and preprint_cited_as_published(citation, results, agreeing):
+    if preprint_cited_as_published_of(citation, [r for _, r in sourced]):
         found.add(PREPRINT_CITED_AS_PUBLISHED_FLAG)
     if doi_not_found(citation, results):
         found.add(DOI_NOT_FOUND_FLAG)
@@ -331,14 +333,13 @@ def report_from_results(
         status=verdict.status,
         retraction=retraction,
         flags=tuple(sorted(found)),
-        discrepancies=discrepancies(citation, results, agreeing),
-        corrected=corrected_record(results, agreeing),
+        discrepancies=discrepancies_of(citation, sourced),
+        corrected=sourced[0][1] if sourced else None,
         agreeing_sources=agreeing,
         sources=dict(results),
         elapsed_s=round(elapsed, 4),
-        correction=correction_from_results(
-            citation, results, agreeing, key=item.key,
-            retracted=retraction is Retraction.RETRACTED),
+        correction=correction_of(citation, sourced, key=item.key,
+                                 retracted=retraction is Retraction.RETRACTED),
         book=book,
     )
 

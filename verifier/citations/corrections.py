@@ -34,7 +34,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from functools import lru_cache
+from typing import Any
 
 from unidecode import unidecode
 
@@ -46,22 +47,12 @@ from .discrepancies import (
     parse_pages,
     short_name,
 )
-from .models import Author, Citation, Correction, Identifiers, SourceResult, WorkRecord, WorkType
+from .models import Author, Citation, Correction, SourceResult, WorkRecord, WorkType
 from .normalize import normalize_title, split_title, strip_markup
 from .verdict import agreeing_records
 
 # ---------------------------------------------------------------------------------------
 # Completing the best record from the others
-
-_T = TypeVar("_T")
-
-
-def _first_given(values: Sequence[_T]) -> _T:
-    """The first value that is given (truthy), else the first value."""
-    for value in values:
-        if value:
-            return value
-    return values[0]
 
 
 def _fuller_pages(pages: str, others: Sequence[str]) -> str:
@@ -77,16 +68,11 @@ def _fuller_pages(pages: str, others: Sequence[str]) -> str:
     return pages
 
 
-def _merge_identifiers(chain: Sequence[Identifiers]) -> Identifiers:
-    return Identifiers(
-        doi=_first_given([i.doi for i in chain]),
-        isbn=_first_given([i.isbn for i in chain]),
-        issn=_first_given([i.issn for i in chain]),
-        arxiv=_first_given([i.arxiv for i in chain]),
-        pmid=_first_given([i.pmid for i in chain]),
-        pmcid=_first_given([i.pmcid for i in chain]),
-        url=chain[0].url,
-    )
+_GIVEN_FIELDS = ("title", "authors", "container", "volume", "issue", "publisher", "editors")
+"""The record fields a merge takes from another record when the record's is empty."""
+_GIVEN_IDENTIFIERS = ("doi", "isbn", "issn", "arxiv", "pmid", "pmcid")
+"""The identifiers a merge takes from another record when the record lacks them (never
+the URL)."""
 
 
 def merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) -> WorkRecord:
@@ -94,24 +80,44 @@ def merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) -> Work
     type, missing identifier) taken from the first of ``others`` that has it; a lone
     first page is completed from a range another record gives. Nothing ``record`` gives
     is replaced."""
+    changes = _merged_changes(record, others)
+    return replace(record, **changes) if changes else record
+
+
+def _merged_changes(record: WorkRecord, others: Sequence[WorkRecord]) -> dict[str, Any]:
+    """The fields :func:`merge_records` gives ``record`` that differ from its own (only
+    those: a copy is made only when something changes)."""
+    changes: dict[str, Any] = {}
     if not others:
-        return record
-    chain = [record, *others]
-    pages = _first_given([r.pages for r in chain])
-    return replace(
-        record,
-        title=_first_given([r.title for r in chain]),
-        authors=_first_given([r.authors for r in chain]),
-        year=next((r.year for r in chain if r.year is not None), None),
-        container=_first_given([r.container for r in chain]),
-        volume=_first_given([r.volume for r in chain]),
-        issue=_first_given([r.issue for r in chain]),
-        pages=_fuller_pages(pages, [r.pages for r in others]),
-        publisher=_first_given([r.publisher for r in chain]),
-        editors=_first_given([r.editors for r in chain]),
-        type=next((r.type for r in chain if r.type is not WorkType.UNKNOWN), WorkType.UNKNOWN),
-        identifiers=_merge_identifiers([r.identifiers for r in chain]),
-    )
+        return changes
+    for name in _GIVEN_FIELDS:
+        if not getattr(record, name):
+            given = next((v for other in others if (v := getattr(other, name))), None)
+            if given is not None:
+                changes[name] = given
+    if record.year is None:
+        year = next((o.year for o in others if o.year is not None), None)
+        if year is not None:
+            changes["year"] = year
+    if record.type is WorkType.UNKNOWN:
+        kind = next((o.type for o in others if o.type is not WorkType.UNKNOWN), None)
+        if kind is not None:
+            changes["type"] = kind
+    pages = record.pages or next((o.pages for o in others if o.pages), record.pages)
+    pages = _fuller_pages(pages, [o.pages for o in others])
+    if pages != record.pages:
+        changes["pages"] = pages
+    ids = record.identifiers
+    found: dict[str, Any] = {}
+    for name in _GIVEN_IDENTIFIERS:
+        if not getattr(ids, name):
+            given = next((v for other in others if (v := getattr(other.identifiers, name))),
+                         None)
+            if given is not None:
+                found[name] = given
+    if found:
+        changes["identifiers"] = replace(ids, **found)
+    return changes
 
 
 def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
@@ -200,8 +206,12 @@ def shown_title(cited: str, titles: Sequence[str]) -> str:
 # APA 7
 
 
+# _clean and bibtex_escape are pure and meet the same names, venues and numbers in
+# record after record: memoised (bounded).
+@lru_cache(maxsize=16384)
 def _clean(text: str) -> str:
-    return " ".join(strip_markup(text).split())
+    """``text`` without markup, its whitespace runs single spaces, stripped."""
+    return " ".join(strip_markup(text).split()) if text else ""
 
 
 def _with_period(text: str) -> str:
@@ -355,13 +365,23 @@ _LATEX_SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIALS))
+_DOI_NOISE = re.compile(r"[{}\s]")
+_NOT_KEY_CHARACTER = re.compile(r"[^A-Za-z0-9]")
 _KEY_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "in", "to", "and", "for"})
 
 
+@lru_cache(maxsize=16384)
 def bibtex_escape(text: str) -> str:
     """``text`` (markup removed) safe inside a BibTeX field: LaTeX specials escaped,
     braces included, so every field's braces balance."""
-    return _LATEX_SPECIAL.sub(lambda m: _LATEX_SPECIALS[m.group(0)], _clean(text))
+    cleaned = _clean(text)
+    if _LATEX_SPECIAL.search(cleaned) is None:
+        return cleaned  # nothing to escape (a search is cheaper than a substitution)
+    return _LATEX_SPECIAL.sub(_latex_escape, cleaned)
+
+
+def _latex_escape(special: re.Match[str]) -> str:
+    return _LATEX_SPECIALS[special.group(0)]
 
 
 def _protect_title(title: str) -> str:
@@ -370,9 +390,16 @@ def _protect_title(title: str) -> str:
     words = bibtex_escape(title).split(" ")
     protected = []
     for position, word in enumerate(words):
-        capitals = [c for c in word if c.isupper()]
-        plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
-        protected.append(f"{{{word}}}" if capitals and not plain_first else word)
+        if word.isascii():
+            # The same test without a list: in ASCII the capitals are what lower() changes.
+            lowered = word.lower()
+            has_capital = lowered != word
+            plain_first = position == 0 and word[:1].isupper() and word[1:] == lowered[1:]
+        else:
+            capitals = [c for c in word if c.isupper()]
+            has_capital = bool(capitals)
+            plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
+        protected.append(f"{{{word}}}" if has_capital and not plain_first else word)
     return " ".join(protected)
 
 
@@ -389,8 +416,9 @@ def _bibtex_names(authors: Sequence[Author]) -> str:
     return " and ".join(_bibtex_name(a) for a in authors if a.family or a.literal)
 
 
+@lru_cache(maxsize=16384)
 def _key_word(text: str) -> str:
-    word = re.sub(r"[^A-Za-z0-9]", "", unidecode(text))
+    word = _NOT_KEY_CHARACTER.sub("", unidecode(text))
     return word[:1].upper() + word[1:]
 
 
@@ -406,9 +434,10 @@ def bibtex_key(record: WorkRecord) -> str:
         name = _key_word(first.family)
     else:
         name = _key_word(first.literal.split()[0])
-    words = [w for w in normalize_title(record.title).split() if w not in _KEY_STOPWORDS]
+    word = next((w for w in normalize_title(record.title).split() if w not in _KEY_STOPWORDS),
+                "")
     year = str(record.year) if record.year is not None else "nd"
-    return f"{name or 'Anon'}{year}{_key_word(words[0]) if words else ''}"
+    return f"{name or 'Anon'}{year}{_key_word(word) if word else ''}"
 
 
 def _bibtex_pages(pages: str) -> str:
@@ -418,15 +447,22 @@ def _bibtex_pages(pages: str) -> str:
     return parsed.display("--") if parsed.last else bibtex_escape(pages)
 
 
+_CONTAINER_FIELDS = {
+    WorkType.ARTICLE: "journal",
+    WorkType.CHAPTER: "booktitle",
+    WorkType.PROCEEDINGS: "booktitle",
+    WorkType.BOOK: "",
+    WorkType.THESIS: "",
+}
+"""The field a work's container goes in: none for a book or thesis, else
+``howpublished``."""
+
+
 def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
                    ) -> list[tuple[str, str]]:
     """(field, value) pairs, values already escaped; empty values left out."""
     container = bibtex_escape(record.container)
-    container_field = {
-        WorkType.ARTICLE: "journal",
-        WorkType.CHAPTER: "booktitle",
-        WorkType.PROCEEDINGS: "booktitle",
-    }.get(kind, "" if kind in (WorkType.BOOK, WorkType.THESIS) else "howpublished")
+    container_field = _CONTAINER_FIELDS.get(kind, "howpublished")
     publisher_field = "school" if kind is WorkType.THESIS else "publisher"
     fields = [
         ("author", _bibtex_names(record.authors)),
@@ -438,7 +474,7 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
         ("number", bibtex_escape(record.issue)),
         ("pages", _bibtex_pages(record.pages)),
         (publisher_field, bibtex_escape(record.publisher)),
-        ("doi", re.sub(r"[{}\s]", "", record.identifiers.doi or "")),
+        ("doi", _DOI_NOISE.sub("", record.identifiers.doi or "")),
         ("note", bibtex_escape(note)),
     ]
     return [(name, value) for name, value in fields if name and value]
@@ -489,9 +525,14 @@ def correction_for(
     work when no record has one, and the title's form (:func:`shown_title`). ``key`` is
     the BibTeX key the input gave; ``retracted`` marks the work as retracted.
     """
-    merged = merge_records(record, others)
-    merged = replace(merged, title=shown_title(citation.title,
-                                               [r.title for r in (record, *others)]))
+    # merge_records and the title shown, in one copy of the record.
+    changes = _merged_changes(record, others)
+    title = shown_title(citation.title, [r.title for r in (record, *others)])
+    if title != record.title:
+        changes["title"] = title
+    else:
+        changes.pop("title", None)
+    merged = replace(record, **changes) if changes else record
     kind = work_kind(merged, citation)
     return Correction(apa=apa_reference(merged, kind, retracted=retracted),
                       bibtex=bibtex_entry(merged, kind, key=key, retracted=retracted))
@@ -504,7 +545,16 @@ def correction_from_results(
     """:func:`correction_for` over the agreeing sources' records, the most authoritative
     (:data:`verifier.verdict.AUTHORITY`) as the best; None when no agreeing source has a
     record."""
-    sourced = agreeing_records(results, agreeing)
+    return correction_of(citation, agreeing_records(results, agreeing), key=key,
+                         retracted=retracted)
+
+
+def correction_of(
+    citation: Citation, sourced: Sequence[tuple[str, WorkRecord]], *, key: str = "",
+    retracted: bool = False,
+) -> Correction | None:
+    """:func:`correction_from_results` given the agreeing sources' (source, record) pairs,
+    most authoritative first (:func:`verifier.verdict.agreeing_records`)."""
     if not sourced:
         return None
     return correction_for(citation, sourced[0][1], [r for _, r in sourced[1:]], key=key,

@@ -43,7 +43,7 @@ from typing import TypeVar
 
 from verifier.identifiers import find_arxiv, normalize_doi
 
-from .matching import author_overlap
+from .matching import same_author
 from .models import (
     Author,
     Citation,
@@ -185,10 +185,9 @@ def publishers_agree(a: str, b: str) -> bool:
 # Authors
 
 
-@lru_cache(maxsize=4096)
 def _same_person(cited: Author, found: Author) -> bool:
-    """The matching rules' verdict (:func:`verifier.matching.author_overlap`) on one pair."""
-    return author_overlap((cited,), (found,), et_al=False) == 1.0
+    """The matching rules' verdict (:func:`verifier.matching.same_author`) on one pair."""
+    return same_author(cited, found)
 
 
 def _spelt_alike(cited: Author, found: Author) -> bool:
@@ -251,6 +250,8 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     alike, in the record's order, and, unless the cited list ends in "et al." (``et_al``),
     no record author is left out. Given names only need compatible initials."""
     cited, found = _persons(cited), _persons(found)
+    if _agree_in_order(cited, found, et_al):
+        return True
     pairs = _pair_authors(cited, found)
     if any(p is None for p in pairs):
         return False
@@ -260,6 +261,21 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     if any(not _spelt_alike(c, found[p]) for c, p in zip(cited, positions, strict=True)):
         return False
     return et_al or len(found) == len(cited)
+
+
+def _agree_in_order(cited: Sequence[Author], found: Sequence[Author], et_al: bool) -> bool:
+    """A sufficient condition for :func:`authors_agree` over the named authors, cheap to
+    test: each cited author shares a name key with the record author at the same
+    position and is that person (:func:`_same_person`), and no record author is left out
+    unless ``et_al``. :func:`_pair_authors` then pairs each cited author with its own
+    position (the earlier positions are taken; this one is the first alike among the
+    rest), which is in order and spelt alike. False says nothing."""
+    if len(found) != len(cited) and not (et_al and len(found) > len(cited)):
+        return False
+    for c, f in zip(cited, found, strict=False):
+        if _name_keys(c).isdisjoint(_name_keys(f)) or not _same_person(c, f):
+            return False
+    return True
 
 
 @lru_cache(maxsize=16384)
@@ -399,15 +415,22 @@ def _field_discrepancy(
     cited = field.cited(citation).strip()
     if not cited:
         return None
-    values = [(s, v) for s, v in ((s, field.found(r).strip()) for s, r in sourced) if v]
-    if field.name == "container":
+    found, same = field.found, field.same
+    container = field.name == "container"
+    values: list[tuple[str, str]] = []
+    for source, record in sourced:
+        value = found(record).strip()
         # A preprint server is where a version sits, not a venue that contradicts one.
-        values = [(s, v) for s, v in values if not is_preprint_server(v)]
-    if any(field.same(cited, v) for _, v in values):
-        return None  # an agreeing source supports the cited value
-    agreed = consensus(values, field.same)
-    if agreed is None or field.same(cited, agreed[0]):
+        if not value or (container and is_preprint_server(value)):
+            continue
+        if same(cited, value):
+            return None  # an agreeing source supports the cited value
+        values.append((source, value))
+    agreed = consensus(values, same)
+    if agreed is None:
         return None
+    # The consensus value is one of ``values``, each found above to differ from the
+    # cited one: it differs too.
     return Discrepancy(field=field.name, cited=cited, found=agreed[0], sources=agreed[1])
 
 
@@ -424,11 +447,18 @@ def _authors_discrepancy(
     if not _persons(citation.authors):
         return None
     values = [(s, r.authors) for s, r in sourced if _persons(r.authors)]
-    if any(authors_agree(citation.authors, v, citation.et_al) for _, v in values):
-        return None  # an agreeing source supports the cited list
+    differing: list[tuple[Author, ...]] = []  # lists found to differ from the cited one
+    for _, listed in values:
+        if listed in differing:
+            continue  # another source's very list (the comparison is pure)
+        if authors_agree(citation.authors, listed, citation.et_al):
+            return None  # an agreeing source supports the cited list
+        differing.append(listed)
     agreed = consensus(values, _same_list_or_truncated, fullness=len)
-    if agreed is None or authors_agree(citation.authors, agreed[0], citation.et_al):
+    if agreed is None:
         return None
+    # The consensus list is one of ``values``, each found above to differ from the
+    # cited list: it differs too.
     return Discrepancy(
         field="authors",
         cited=render_authors(citation.authors, citation.et_al),
@@ -449,7 +479,14 @@ def discrepancies(
     agreeing sources give as the most authoritative of them writes it, and those sources.
     See the module docstring for what counts as a difference per field.
     """
-    sourced = agreeing_records(results, agreeing)
+    return discrepancies_of(citation, agreeing_records(results, agreeing))
+
+
+def discrepancies_of(
+    citation: Citation, sourced: Sequence[tuple[str, WorkRecord]]
+) -> tuple[Discrepancy, ...]:
+    """:func:`discrepancies` given the agreeing sources' (source, record) pairs, most
+    authoritative first (:func:`verifier.verdict.agreeing_records`)."""
     if not sourced:
         return ()
     records = [r for _, r in sourced]
@@ -494,9 +531,14 @@ def preprint_cited_as_published(
 ) -> bool:
     """The citation names a journal or conference (not a preprint server) while every
     agreeing record is a preprint (type preprint, or a preprint server as container)."""
+    return preprint_cited_as_published_of(
+        citation, [r for _, r in agreeing_records(results, agreeing)])
+
+
+def preprint_cited_as_published_of(citation: Citation, records: Sequence[WorkRecord]) -> bool:
+    """:func:`preprint_cited_as_published` given the agreeing records."""
     if not citation.container or is_preprint_server(citation.container):
         return False
-    records = [r for _, r in agreeing_records(results, agreeing)]
     return bool(records) and all(_is_preprint_record(r) for r in records)
 
 

@@ -90,6 +90,33 @@ def _main_title_score(main: str, other: str) -> float:
     return SUBTITLE_FACTOR * _ratio(main, other)
 
 
+@dataclass(frozen=True, slots=True)
+class _TitleForm:
+    """What the title comparisons use of one title, worked out once per title."""
+
+    whole: str
+    """``_comparable(title)``."""
+    main: str
+    """``_comparable`` of the main title (``split_title``'s first part)."""
+    has_subtitle: bool
+    main_stands: bool
+    """The main title is long enough to identify a work alone (see
+    :func:`_main_title_score`)."""
+
+
+@lru_cache(maxsize=65536)
+def _title_form(title: str) -> _TitleForm:
+    main_title, subtitle = split_title(title)
+    main = _comparable(main_title)
+    return _TitleForm(
+        whole=_comparable(title),
+        main=main,
+        has_subtitle=bool(subtitle),
+        main_stands=len(main.split()) >= MAIN_TITLE_MIN_WORDS
+        and len(main) >= MAIN_TITLE_MIN_CHARS,
+    )
+
+
 def title_similarity(cited: str, found: str) -> float:
     """Similarity in [0, 1] of two titles after normalisation (markup, entities, case,
     accents, punctuation and a leading article do not count).
@@ -99,16 +126,20 @@ def title_similarity(cited: str, found: str) -> float:
     and ``MAIN_TITLE_MIN_CHARS`` characters, and scaled by ``SUBTITLE_FACTOR``. The
     best of the comparisons is returned; 0.0 when either title is empty.
     """
-    a, b = _comparable(cited), _comparable(found)
+    return _form_similarity(_title_form(cited), _title_form(found))
+
+
+def _form_similarity(cited: _TitleForm, found: _TitleForm) -> float:
+    """:func:`title_similarity` of the two titles' forms."""
+    a, b = cited.whole, found.whole
     if not a or not b:
         return 0.0
     best = _ratio(a, b)
-    cited_main, cited_sub = split_title(cited)
-    found_main, found_sub = split_title(found)
-    if cited_sub and not found_sub:
-        best = max(best, _main_title_score(_comparable(cited_main), b))
-    elif found_sub and not cited_sub:
-        best = max(best, _main_title_score(_comparable(found_main), a))
+    if cited.has_subtitle and not found.has_subtitle:
+        if cited.main_stands:
+            best = max(best, SUBTITLE_FACTOR * _ratio(cited.main, b))
+    elif found.has_subtitle and not cited.has_subtitle and found.main_stands:
+        best = max(best, SUBTITLE_FACTOR * _ratio(found.main, a))
     return best
 
 
@@ -135,22 +166,27 @@ class _Name:
     """``transliteration_key(key)``: computed once per author, not once per comparison."""
 
 
-@lru_cache(maxsize=65536)
 def _name(author: Author) -> _Name:
-    if author.family:
-        given_words = author.given.replace(".", " ").split()
-        key = family_key(author.family)
-        given_initials = initials(author.given)
+    """The comparable form of ``author`` (memoised by its three strings: a tuple of
+    strings hashes and compares in C, the dataclass in Python)."""
+    return _name_of(author.family, author.given, author.literal)
+
+
+@lru_cache(maxsize=65536)
+def _name_of(family: str, given: str, literal: str) -> _Name:
+    if family:
+        given_words = given.replace(".", " ").split()
+        key = family_key(family)
+        given_initials = initials(given)
         return _Name(
             key=key,
-            variants=family_variants(author.family),
+            variants=family_variants(family),
             initials=given_initials,
             given_keys=frozenset(k for k in (family_key(w) for w in given_words) if len(k) > 1),
             organisation="",
             initial=given_initials[:1],
             transliterated=transliteration_key(key),
         )
-    literal = author.literal
     words = literal.split()
     # A literal may be an organisation or a person the source did not split.
     variants = {family_key(literal)}
@@ -362,6 +398,19 @@ def author_overlap(cited: Sequence[Author], found: Sequence[Author], et_al: bool
     return _overlap(cited, found)[0]
 
 
+def same_author(cited: Author, found: Author) -> bool:
+    """True when ``cited`` and ``found`` are one author under the matching rules: what
+    ``author_overlap((cited,), (found,), et_al=False) == 1.0`` says, without the lists
+    (the same key and first initial, or :func:`_compatible` names; an author with
+    neither a family name nor a literal is nobody)."""
+    if not (cited.family or cited.literal) or not (found.family or found.literal):
+        return False
+    a, b = _name(cited), _name(found)
+    if a.key and a.key == b.key and a.initial == b.initial:
+        return True
+    return _compatible(a, b, SLIP_MIN_LENGTH)
+
+
 # ---------------------------------------------------------------------------------------
 # One record against one citation
 
@@ -460,7 +509,11 @@ def score_record(citation: Citation, record: WorkRecord) -> MatchScores:
     - ``year_delta``: record year minus cited year, None when either is unknown. It never
       affects the match.
     """
-    title = title_similarity(citation.title, record.title)
+    return _scored(citation, record, title_similarity(citation.title, record.title))
+
+
+def _scored(citation: Citation, record: WorkRecord, title: float) -> MatchScores:
+    """:func:`score_record` given the records's :func:`title_similarity` ``title``."""
     authors, authors_match = _authors_verdict(citation, record, title)
     if not authors_match and title >= STANDALONE_TITLE:
         authors, authors_match = _same_family_other_initials(citation, record, authors)
@@ -629,10 +682,48 @@ def best_candidate(
     A full match beats any non-match; then the higher title similarity wins, then the
     higher author overlap; ties keep the source's order.
     """
-    scored = [(record, score_record(citation, record)) for record in records]
-    if not scored:
-        return None
-    return max(scored, key=lambda pair: (pair[1].is_match, pair[1].title, pair[1].authors))
+    if len(records) <= 1:
+        return (records[0], score_record(citation, records[0])) if records else None
+    # Every record's rank (is_match, title, authors) is at most its bound (see
+    # _rank_bound), which needs only the titles. Records are scored in descending order
+    # of (bound, earlier first); once a bound falls below the best (rank, earlier first)
+    # scored so far, neither it nor any later record can win, nor tie and come earlier:
+    # the result is max() over all scored records, without scoring the hopeless ones.
+    cited = _title_form(citation.title)
+    forms = [_title_form(r.title) for r in records]
+    titles = [_form_similarity(cited, form) for form in forms]
+    bounds = [(_rank_bound(cited, form, title), -i)
+              for i, (form, title) in enumerate(zip(forms, titles, strict=True))]
+    best: tuple[WorkRecord, MatchScores] | None = None
+    best_rank: tuple[tuple[bool, float, float], int] | None = None
+    for bound in sorted(bounds, reverse=True):
+        if best_rank is not None and bound < best_rank:
+            break
+        i = -bound[1]
+        scores = _scored(citation, records[i], titles[i])
+        rank = ((scores.is_match, scores.title, scores.authors), -i)
+        if best_rank is None or rank > best_rank:
+            best, best_rank = (records[i], scores), rank
+    return best
+
+
+def _rank_bound(cited: _TitleForm, found: _TitleForm, title: float
+                ) -> tuple[bool, float, float]:
+    """An upper bound, needing only the titles, of the rank ``(is_match, title,
+    authors)`` by which :func:`best_candidate` orders a record whose
+    :func:`title_similarity` is ``title``: componentwise at least the record's scores.
+
+    ``authors`` is at most 1.0. :func:`score_record` raises the title score (to at most
+    :data:`TITLE_THRESHOLD`) and matches a title below the threshold only when the two
+    titles share their main title and one has a subtitle (:func:`_shared_main_title`,
+    :func:`_short_main_title_backed`); otherwise the title score is ``title`` and a match
+    needs ``title`` at least :data:`TITLE_THRESHOLD`."""
+    if title >= TITLE_THRESHOLD:
+        return True, title, 1.0
+    if (cited.has_subtitle or found.has_subtitle) and cited.main and \
+            cited.main == found.main:
+        return True, TITLE_THRESHOLD, 1.0
+    return False, title, 1.0
 
 
 def is_title_by_other_authors(

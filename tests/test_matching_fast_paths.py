@@ -1,0 +1,117 @@
+"""The matching fast paths give exactly the slow paths' results (property-tested).
+
+:func:`best_candidate` scores only the records that can still win (a bound from the
+titles); the slow path scores every record and takes ``max``. :func:`title_similarity`
+works from per-title forms; the slow path is the code before it had them.
+:func:`same_author` is :func:`author_overlap` of two one-author lists.
+"""
+
+from __future__ import annotations
+
+from citation_strategies import authors, citation_and_records, titles
+from hypothesis import example, given, settings
+
+from verifier.citations import matching
+from verifier.citations.matching import (
+    author_overlap,
+    best_candidate,
+    same_author,
+    score_record,
+    title_similarity,
+)
+from verifier.citations.models import Author, Citation, MatchScores, WorkRecord
+from verifier.citations.normalize import split_title
+
+# ---------------------------------------------------------------------------------------
+# Slow paths (the code before the fast paths)
+
+
+def slow_title_similarity(cited: str, found: str) -> float:
+    comparable = matching._comparable
+    a, b = comparable(cited), comparable(found)
+    if not a or not b:
+        return 0.0
+    best = matching._ratio(a, b)
+    cited_main, cited_sub = split_title(cited)
+    found_main, found_sub = split_title(found)
+    if cited_sub and not found_sub:
+        best = max(best, matching._main_title_score(comparable(cited_main), b))
+    elif found_sub and not cited_sub:
+        best = max(best, matching._main_title_score(comparable(found_main), a))
+    return best
+
+
+def slow_best_candidate(
+    citation: Citation, records: list[WorkRecord]
+) -> tuple[WorkRecord, MatchScores] | None:
+    scored = [(record, score_record(citation, record)) for record in records]
+    if not scored:
+        return None
+    return max(scored, key=lambda pair: (pair[1].is_match, pair[1].title, pair[1].authors))
+
+
+# ---------------------------------------------------------------------------------------
+# The properties
+
+
+@settings(max_examples=600)
+@given(titles(), titles())
+@example("Graphs, Maps, Trees", "Graphs, Maps, Trees: Abstract Models for a Literary History")
+@example("The Boer War", "Boer War")
+@example("", "Boer War")
+def test_title_similarity_is_the_slow_paths(cited: str, found: str) -> None:
+    assert title_similarity(cited, found) == slow_title_similarity(cited, found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(citation_and_records())
+def test_best_candidate_is_the_max_over_all_scored_records(
+    case: tuple[Citation, list[WorkRecord]],
+) -> None:
+    citation, records = case
+    fast, slow = best_candidate(citation, records), slow_best_candidate(citation, records)
+    if slow is None:
+        assert fast is None
+        return
+    assert fast is not None
+    assert fast[0] is slow[0]  # the very record, not only an equal one: ties keep order
+    assert fast[1] == slow[1]
+
+
+def test_best_candidate_keeps_the_earlier_of_two_equal_records() -> None:
+    citation = Citation(title="The Boer War", authors=(Author("Pakenham", "T."),))
+    first = WorkRecord("crossref", "1", "", "The Boer War", (Author("Pakenham", "Thomas"),))
+    second = WorkRecord("crossref", "2", "", "The Boer War", (Author("Pakenham", "Thomas"),))
+    near = WorkRecord("crossref", "0", "", "The Boer Wars", (Author("Pakenham", "Thomas"),))
+    best = best_candidate(citation, [near, first, second])
+    assert best is not None and best[0] is first
+
+
+def test_a_shared_main_title_lifts_a_far_title_into_contention() -> None:
+    # The whole titles are far apart, but the main titles agree and the authors do: the
+    # bound must not drop the record that wins on its shared main title.
+    citation = Citation(
+        title="Graphs, Maps, Trees: Abstract Models for a Literary History",
+        authors=(Author("Moretti", "F."),), year=2005, publisher="Verso",
+    )
+    shared = WorkRecord("openlibrary", "s", "", "Graphs, maps, trees: something else entirely",
+                        (Author("Moretti", "Franco"),), year=2005, publisher="Verso")
+    closer = WorkRecord("openlibrary", "c", "", "Graphs and Models for Literary History",
+                        (Author("Other", "A."),), year=2005)
+    assert title_similarity(citation.title, closer.title) > \
+        title_similarity(citation.title, shared.title)
+    best = best_candidate(citation, [closer, shared])
+    assert best == slow_best_candidate(citation, [closer, shared])
+    assert best is not None and best[0] is shared and best[1].is_match
+
+
+@settings(max_examples=800)
+@given(authors(), authors())
+@example(Author("Smith", "J."), Author("Smith", "Mary"))
+@example(Author(literal="WHO"), Author(literal="World Health Organization"))
+@example(Author("Zhang", "Jun"), Author("Jun", "Zhang"))
+@example(Author("Granoveter", "M."), Author("Granovetter", "Mark"))
+@example(Author(), Author("Smith"))
+def test_same_author_is_the_overlap_of_two_one_author_lists(cited: Author, found: Author
+                                                            ) -> None:
+    assert same_author(cited, found) is (author_overlap((cited,), (found,), et_al=False) == 1.0)
