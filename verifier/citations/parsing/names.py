@@ -85,6 +85,8 @@ _FORMS: dict[str, re.Pattern[str]] = {
         r"(?=\s?[,;.]|\s(?:and|&)\s)"
     ),
 }
+_WITH_GIVEN = frozenset(form for form, pattern in _FORMS.items() if "given" in pattern.groupindex)
+"""The forms whose pattern reads given names."""
 _FOLLOWERS = {
     "A": "ADa",
     "B": "BAD",
@@ -188,7 +190,8 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
         if match is None:
             continue
         family = " ".join(match.group("family").split())
-        given = " ".join((match.groupdict().get("given") or "").strip("()").split())
+        read = match.group("given") if form in _WITH_GIVEN else None
+        given = " ".join((read or "").strip("()").split())
         if not _plausible(family, given, form, text, match.end()):
             continue
         found = Author(family=family, given=given), match.end(), form
@@ -201,15 +204,17 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
 def _plausible(family: str, given: str, form: str, text: str, end: int) -> bool:
     """Reject a match whose words are title words ("The", "Journal") or whose family name
     is a journal abbreviation ("J. Am." in "J. Am. Chem. Soc.")."""
-    words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
-    if form in "DE" and any(w in _NOT_NAMES for w in words):
-        return False
-    first, last = family.split()[0], family.split()[-1]
+    if form in "DE":
+        words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
+        if any(w in _NOT_NAMES for w in words):
+            return False
+    family_words = family.split()
+    first, last = family_words[0], family_words[-1]
     if first in ("In", "IN") and " " in family:
         return False  # "In Bouma, H. (Ed.)": the "In" of a chapter
     if form in "ACa" and last.lower() in _NOT_NAMES:
         return False
-    if form == "E" and len(family.split()) == 2 and len(given.split()) >= 2 and "-" not in family:
+    if form == "E" and len(family_words) == 2 and len(given.split()) >= 2 and "-" not in family:
         return False  # "Theodor Adorno, Minima Moralia": a name and a title
     if text.startswith(".", end) and last.lower() in ABBREVIATIONS and form in "ADa":
         return False  # "J. Phys." or "Rev. Mod." begin a journal title
