@@ -228,3 +228,42 @@ def test_isbn_runs_are_found_as_before(value: str) -> None:
     assert [m.span() for m in ids._ISBN_RUN.finditer(value)] == [
         m.span() for m in OLD_ISBN_RUN.finditer(value)
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# tidy: the substitution runs only when a stop follows a space
+
+
+@settings(max_examples=400)
+@given(TEXTS)
+@example("Smith , J .")
+@example("a\u00a0; b\t.")
+@example("no space before stops.")
+def test_tidy_is_as_before(value: str) -> None:
+    assert text.tidy(value) == text._SPACE_BEFORE_STOP.sub("", value).strip(" ,;:")
+
+
+# ---------------------------------------------------------------------------------------
+# The CRF's tokens and features
+
+
+@settings(max_examples=300)
+@given(TEXTS)
+@example("Phys.Rev (2004a). https://doi.org/10.1/x “Title” J.-P. Serre")
+def test_tokens_are_made_as_before(value: str) -> None:
+    from verifier.citations.parsing.crf.tokens import _TOKEN, Token, tokenize
+
+    tokens = tokenize(value)
+    assert tokens == [Token(m.group(), *m.span()) for m in _TOKEN.finditer(value)]
+    assert all(type(t) is Token for t in tokens)
+
+
+@settings(max_examples=300)
+@given(st.lists(PIECES, min_size=1, max_size=12).map(" ".join))
+@example('Smith, J. In "Title", ed. by Jones, 2004.')
+def test_the_word_flags_say_what_the_own_features_say(value: str) -> None:
+    from verifier.citations.parsing.crf.features import _word
+
+    for word in value.split():
+        own, _, _, _, flags = _word(word, True)
+        assert flags == ("year" in own, "L=in" in own, "L=editor" in own)

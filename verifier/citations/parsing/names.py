@@ -275,7 +275,7 @@ def _next_name(text: str, state: _ListState, first: str, followers: str) -> bool
         separator = _ELLIPSIS_GAP.match(text, state.pos)  # "Dinata, Y., … Meijaard, E."
     if separator is None:
         return False
-    conjunction = any(separator.group(g) for g in ("c1", "c2", "c3", "slash"))
+    conjunction = any(separator.group("c1", "c2", "c3", "slash"))
     if state.after_conjunction and not conjunction:
         return False  # the name after "and" was the last
     if separator.group("dot") and first not in "BE":

@@ -135,7 +135,9 @@ def _keep_closing_punctuation(match: re.Match[str]) -> str:
 
 def tidy(text: str) -> str:
     """No space before ".,;" and no separator at either end."""
-    return _SPACE_BEFORE_STOP.sub("", text).strip(" ,;:")
+    if _STOP_AFTER_SPACE.search(text) is not None:  # else the substitution changes nothing
+        text = _SPACE_BEFORE_STOP.sub("", text)
+    return text.strip(" ,;:")
 
 
 _SPACING_FIXES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -157,6 +159,9 @@ _SPACING_FIXES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 _SPACE_BEFORE_STOP = re.compile(r"\s+(?=[.,;])")
+_STOP_AFTER_SPACE = re.compile(r"[.,;](?<=\s[.,;])")
+"""Where :data:`_SPACE_BEFORE_STOP` can match: a stop after a space (a pattern that
+starts with the stop, so the search skips other characters quickly)."""
 
 
 _SPACING_SUSPECT = re.compile(
