@@ -267,3 +267,81 @@ def test_the_word_flags_say_what_the_own_features_say(value: str) -> None:
     for word in value.split():
         own, _, _, _, flags = _word(word, True)
         assert flags == ("year" in own, "L=in" in own, "L=editor" in own)
+
+
+# ---------------------------------------------------------------------------------------
+# Trailing notes: a publisher's "Press" is no "in press"
+
+NOTE_PIECES = st.sampled_from([
+    " ", "  ", "\u00a0", "\n", ".", ",", "in", "In", "IN", "ın", "İn", "Berlin", "n",
+    "press", "Press", "PRESS", "preſs", "Express", "University", "(in press)", "[x]",
+    "to appear", "submitted", "Russian", "é",
+])
+NOTES = st.one_of(st.text(), st.lists(NOTE_PIECES | st.text(max_size=2)).map("".join))
+
+
+@settings(max_examples=600)
+@given(NOTES)
+@example("Oxford University Press")
+@example("Oxford University Press.")
+@example("A. Smith, Title, in press.")
+@example("Title. Berlin Press")
+@example("Title. ın press")
+@example("in\u00a0Press .")
+def test_a_text_said_to_end_without_a_note_has_none(value: str) -> None:
+    if not tail.may_end_in_note(value):
+        assert tail._TRAILING_NOTE.search(value) is None
+
+
+def test_a_university_press_skips_the_note_pattern_and_in_press_does_not() -> None:
+    assert not tail.may_end_in_note("Title. Oxford University Press.")
+    assert tail.may_end_in_note("Title. In Press.")
+    assert tail.strip_trailing_notes("A Title, in press.") == "A Title"
+
+
+# ---------------------------------------------------------------------------------------
+# Small substitutions done without a regex, or skipped when they cannot apply
+
+
+@settings(max_examples=400)
+@given(TEXTS)
+@example("d'Italia l’Economia D' L")
+@example("Annales de l'Institut Fourier")
+def test_journal_like_is_as_before(value: str) -> None:
+    from verifier.citations.parsing import journal
+
+    def slow(segment: str) -> bool:
+        words = segment.replace("(", " ").replace(")", " ").split()
+        if not words or len(words) > 12:
+            return False
+        for word in words:
+            bare = journal._ELIDED_ARTICLE.sub("", word.strip(".,:;'’\"“”"))
+            if bare and bare[0].islower() and bare.lower() not in journal._CONNECTORS:
+                return False
+        return True
+
+    assert journal.journal_like(value) == slow(value)
+
+
+@settings(max_examples=400)
+@given(st.one_of(TEXTS, st.lists(st.sampled_from(["12", " ", "-", "–", "—", "‐", ".", ","]))
+                 .map("".join)))
+@example(" 12 -- 15 .")
+def test_pages_are_cleaned_as_before(value: str) -> None:
+    assert text.clean_pages(value) == text._PAGE_DASHES.sub("-", value.strip(" .,"))
+
+
+COLLABORATION_PIECES = st.sampled_from([
+    "ATLAS", "Collaboration", "collab", "COLLAB", "CoIIab", "ſ", "(", ")", " ", "the ",
+    "for the ", "Smith, J.", ",", ":",
+])
+
+
+@settings(max_examples=400)
+@given(st.one_of(TEXTS, st.lists(COLLABORATION_PIECES).map("".join)))
+@example("The ATLAS Collaboration, Title")
+@example("Smith, J. (for the CMS Collaboration). Title")
+def test_collaboration_patterns_are_skipped_only_when_they_cannot_match(value: str) -> None:
+    if not may_mention(ascii_lower(value), ("collab",)):
+        assert core._PAREN_COLLABORATION.search(value) is None
+        assert core._COLLABORATION.match(value) is None

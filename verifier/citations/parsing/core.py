@@ -129,8 +129,11 @@ def parse_body(body: str) -> Parsed:
         if more is None:
             return parse_rest(body)  # "———. Title": the author above
         body = body[more.end() :]  # "--, and A. G. Stephenson, 2007: Title"
-    body = _PAREN_COLLABORATION.sub("", body)
-    collaboration = _COLLABORATION.match(body)
+    # Both collaboration patterns need the word "collab": skipped without it.
+    mentions_collaboration = may_mention(ascii_lower(body), ("collab",))
+    if mentions_collaboration:
+        body = _PAREN_COLLABORATION.sub("", body)
+    collaboration = _COLLABORATION.match(body) if mentions_collaboration else None
     if collaboration is not None:
         if scan_authors(body, collaboration.end()) is None:
             parsed = parse_rest(body[collaboration.end() :])

@@ -154,20 +154,31 @@ _NOTE_WORD_ENDINGS = (
 def may_end_in_note(text: str) -> bool:
     """False only when :data:`_TRAILING_NOTE` cannot match ``text``: every match ends,
     before an optional space and period, in "]", ")" or one of
-    :data:`_NOTE_WORD_ENDINGS`. Conservative (True) for a final newline, which ``$``
-    may stand before, and for non-ASCII text near the end, which case-insensitive
-    matching may read as ASCII letters ("ſ" as "s")."""
+    :data:`_NOTE_WORD_ENDINGS` ("press" only after "in" and a space). Conservative
+    (True) for a final newline, which ``$`` may stand before, and for non-ASCII text near
+    the end, which case-insensitive matching may read as ASCII letters ("ſ" as "s")."""
     if text.endswith("\n"):
         return True
-    end = text[:-1] if text.endswith(".") else text
-    end = end.rstrip()  # the pattern's \s: the same Unicode spaces
-    end = end[-12:]  # the longest ending word has 11 letters
+    full = text[:-1] if text.endswith(".") else text
+    full = full.rstrip()  # the pattern's \s: the same Unicode spaces
+    end = full[-12:]  # the longest ending word has 11 letters
     if not end.isascii():
         return True
     last = end[-1:]
     if last in (")", "]"):
         return True
-    return last.isalpha() and end.lower().endswith(_NOTE_WORD_ENDINGS)
+    lower = end.lower()
+    if not (last.isalpha() and lower.endswith(_NOTE_WORD_ENDINGS)):
+        return False
+    if lower.endswith("press"):
+        # "press" ends a note only as "in", spaces, "press" (no word boundary before
+        # "in": "Berlin Press" too), so "University Press" ends in none.
+        stem = full[:-5]
+        before = stem.rstrip()
+        tail_letters = before[-2:]
+        spaced = len(before) < len(stem)
+        return spaced and (tail_letters.lower() == "in" or not tail_letters.isascii())
+    return True
 
 
 def strip_trailing_notes(text: str) -> str:

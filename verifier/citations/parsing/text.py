@@ -364,4 +364,7 @@ def clean_segment(segment: str) -> str:
 
 def clean_pages(pages: str) -> str:
     """Pages with one plain hyphen for any dash: "82--96" -> "82-96"."""
-    return _PAGE_DASHES.sub("-", pages.strip(" .,"))
+    pages = pages.strip(" .,")
+    if "-" in pages or "–" in pages or "—" in pages or "‐" in pages:  # else nothing to replace
+        pages = _PAGE_DASHES.sub("-", pages)
+    return pages
