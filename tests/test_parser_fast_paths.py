@@ -345,3 +345,25 @@ def test_collaboration_patterns_are_skipped_only_when_they_cannot_match(value: s
     if not may_mention(ascii_lower(value), ("collab",)):
         assert core._PAREN_COLLABORATION.search(value) is None
         assert core._COLLABORATION.match(value) is None
+
+
+@settings(max_examples=300)
+@given(st.one_of(TEXTS, st.lists(st.sampled_from(
+    ["http", "www.", "doi", "10.", "arxiv", "pmid", "pmc", "isbn", "issn", "/", "retriev",
+     "availab", "online", "accessed", "url", "preprint", "x", " "])).map("".join)))
+def test_the_marker_searches_say_what_testing_each_marker_says(value: str) -> None:
+    lower = value.lower()
+    assert bool(text._ID_MARKER.search(lower)) == any(m in lower for m in text._ID_MARKERS)
+    assert bool(text._LINK_MARKER.search(lower)) == any(m in lower for m in text._LINK_MARKERS)
+
+
+@settings(max_examples=400)
+@given(TEXTS)
+@example("Katsuda ,S")
+@example("sandA bandB andC")
+@example("a?B")
+def test_the_crf_spacing_test_finds_what_the_plain_pattern_finds(value: str) -> None:
+    from verifier.citations.parsing.crf import assemble
+
+    fast = assemble._PDF_SPACING_FAST.search(value) is not None
+    assert fast == (assemble._PDF_SPACING.search(value) is not None)
