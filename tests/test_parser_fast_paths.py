@@ -367,3 +367,52 @@ def test_the_crf_spacing_test_finds_what_the_plain_pattern_finds(value: str) -> 
 
     fast = assemble._PDF_SPACING_FAST.search(value) is not None
     assert fast == (assemble._PDF_SPACING.search(value) is not None)
+
+
+# ---------------------------------------------------------------------------------------
+# Name forms: the rewritten word and particle patterns match exactly as before
+
+
+def _old_forms() -> dict[str, re.Pattern[str]]:
+    from verifier.citations.parsing import names
+    from verifier.citations.parsing.text import LETTER, UPPER
+
+    old_word = rf"(?:{UPPER}(?:{LETTER}|{names._APOSTROPHE}(?={LETTER}))*{LETTER})"
+    old_particle = (
+        rf"(?:(?:{names._PARTICLE_WORDS})\s|(?:[dDlL]|dell)['’]\s?|['’]t\s)"
+    )
+    forms = {}
+    for form, pattern in names._FORMS.items():
+        source = pattern.pattern.replace(names._WORD, old_word)
+        forms[form] = re.compile(source.replace(names._PARTICLE, old_particle), pattern.flags)
+    return forms
+
+
+OLD_FORMS = _old_forms()
+
+
+def test_the_old_forms_are_the_plain_patterns() -> None:
+    from verifier.citations.parsing import names
+
+    for form in "ABCDES":  # the forms built from words and particles
+        assert OLD_FORMS[form].pattern != names._FORMS[form].pattern
+NAME_PIECES = st.sampled_from([
+    "Smith", "O'Brien", "O’", "d'Alembert", "D’", "l'", "'t Hooft", "van", "Van", "de la",
+    "von", "St.", "Mac", "Le", "Ste.", "der", "Jean-Paul", "-", "‐", "Ab", "A", "J.", "J.-P.",
+    "SJ", "K", "É", "ñ", "'", "’", "`", "´", " ", ", ", "; ", " and ", " & ", ".", "(", ")",
+    "1999", "Jr.", "III", "Ouellett, M. L", "Kai Ming", "김영기", "al", "el", "zu",
+])
+NAME_TEXTS = st.lists(NAME_PIECES | st.text(max_size=2), max_size=14).map("".join)
+
+
+@settings(max_examples=500)
+@given(NAME_TEXTS, st.integers(min_value=0, max_value=6))
+@example("O'Brien, J. and van der Berg, K.", 0)
+@example("Smith'', J.", 0)
+@example("Jean-Paul O’Neill-Mac Donald SJ", 0)
+def test_every_name_form_matches_as_before(value: str, start: int) -> None:
+    from verifier.citations.parsing import names
+
+    for form, pattern in names._FORMS.items():
+        new, old = pattern.match(value, start), OLD_FORMS[form].match(value, start)
+        assert (new and (new.span(), new.groupdict())) == (old and (old.span(), old.groupdict()))
