@@ -43,7 +43,9 @@ _PMID = re.compile(
 _PMCID = re.compile(r"\b(?P<id>PMC\d{4,9})\b", re.I)
 # A run of digit groups separated by single hyphens or spaces, possibly ending in "X";
 # not inside a word, a DOI or a URL path (Springer DOIs embed ISBNs: "10.1007/978-3-…").
-_ISBN_RUN = re.compile(r"(?<![\w/.\-‐])\d(?:[ \-‐]?\d){8,}(?:[ \-‐]?[Xx])?(?![\w/\-‐])")
+# The look-behind follows the first digit (it tests the same character before it), so the
+# pattern starts with a digit and the search skips other characters quickly.
+_ISBN_RUN = re.compile(r"\d(?<![\w/.\-‐]\d)(?:[ \-‐]?\d){8,}(?:[ \-‐]?[Xx])?(?![\w/\-‐])")
 _ISBN_LABEL = re.compile(r"\bISBN(?:-?1[03])?\s*(?:\([^()]{0,20}\)\s*)?:?\s*$", re.I)
 _ISBN_LABEL_REACH = 40
 """Characters before a run searched for its "ISBN" label."""

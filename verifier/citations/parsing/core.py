@@ -39,6 +39,7 @@ from .tail import Tail, apply_tail, peel_tail, strip_trailing_notes
 from .text import (
     YEAR,
     YEAR_TOKEN,
+    ascii_lower,
     boundaries,
     clean_pages,
     clean_segment,
@@ -46,6 +47,7 @@ from .text import (
     first_boundary,
     fix_spacing,
     left_of,
+    may_mention,
     prepare,
     strip_links,
     tidy,
@@ -92,6 +94,17 @@ _LETTER = re.compile(r"[^\W\d_]")
 _WORD_CHAR = re.compile(r"\w")
 
 
+def _two_letters(text: str) -> bool:
+    """True when ``text`` holds at least two letters (stops at the second)."""
+    first = _LETTER.search(text)
+    return first is not None and _LETTER.search(text, first.end()) is not None
+
+
+_LAST_COMMA_SEGMENT = re.compile(r",\s*[^,]+$")
+_COMMA_IN = re.compile(r",\s+(?:In|in)\s?:?\s+(?=[A-Z\d“\"])")
+_MORE_AUTHORS = re.compile(r"^,?\s*(?:and|&)\s+")
+
+
 def parse_citation(text: str) -> Citation:
     """Parse one free-text reference into a :class:`Citation`.
 
@@ -112,12 +125,15 @@ def parse_body(body: str) -> Parsed:
     same_author = _SAME_AUTHOR.match(body)
     if same_author is not None:
         body = body[same_author.end() :]
-        more = re.match(r"^,?\s*(?:and|&)\s+", body)
+        more = _MORE_AUTHORS.match(body)
         if more is None:
             return parse_rest(body)  # "———. Title": the author above
         body = body[more.end() :]  # "--, and A. G. Stephenson, 2007: Title"
-    body = _PAREN_COLLABORATION.sub("", body)
-    collaboration = _COLLABORATION.match(body)
+    # Both collaboration patterns need the word "collab": skipped without it.
+    mentions_collaboration = may_mention(ascii_lower(body), ("collab",))
+    if mentions_collaboration:
+        body = _PAREN_COLLABORATION.sub("", body)
+    collaboration = _COLLABORATION.match(body) if mentions_collaboration else None
     if collaboration is not None:
         if scan_authors(body, collaboration.end()) is None:
             parsed = parse_rest(body[collaboration.end() :])
@@ -274,7 +290,7 @@ def _journal_tail(rest: str, known_year: int | None) -> Tail:
     tail = peel_tail(rest, known_year)
     if tail.journal:
         return tail
-    publisher = re.search(r",\s*[^,]+$", rest)
+    publisher = _LAST_COMMA_SEGMENT.search(rest)
     if publisher and strong_imprint(publisher.group(0)):
         shorter = peel_tail(rest[: publisher.start()], known_year)  # "..., 15, 53, Elsevier"
         if shorter.volume and shorter.pages:
@@ -331,7 +347,7 @@ def split_in(rest: str) -> tuple[str, str] | None:
             or after[match.end()].isupper()
         ):
             return left_of(rest, cut), after[match.end() :]
-    for match in re.finditer(r",\s+(?:In|in)\s?:?\s+(?=[A-Z\d“\"])", rest):
+    for match in _COMMA_IN.finditer(rest):
         after = rest[match.end() :]
         if match.start() > 3 and (":" in match.group(0) or _PART_SIGNAL.search(after[:200])):
             return rest[: match.start()], after
@@ -350,7 +366,7 @@ def finish(parsed: Parsed, identifiers: Identifiers, text: str) -> Citation:
     container = clean_segment(parsed.container)
     publisher = clean_segment(parsed.publisher)
     title = clean_title(parsed.title)
-    if len(_LETTER.findall(title)) < 2:
+    if not _two_letters(title):
         title = ""  # "(2010)" left over from an arXiv-only reference is no title
     if not title and not container and not parsed.authors:
         title = clean_title(text) if len(text) < 300 else ""
@@ -394,6 +410,10 @@ _REPORT_TEXT = re.compile(
     re.I,
 )
 _PREPRINT_TEXT = re.compile(r"\b(?:arxiv|preprint|biorxiv|medrxiv|ssrn)\b", re.I)
+# A word every match of the pattern above contains (for :func:`~.text.may_mention`).
+_THESIS_WORDS = ("thesis", "diss", "thèse")
+_REPORT_WORDS = ("tech", "paper", "report", "brief")
+_PREPRINT_WORDS = ("rxiv", "preprint", "ssrn")
 
 
 def work_type(
@@ -407,12 +427,18 @@ def work_type(
     journal = parsed.journal and (bool(parsed.volume) or not _PROCEEDINGS.search(container))
     if _REPORT_TEXT.search(container) or (parsed.genre == "report" and not parsed.part_of):
         return WorkType.REPORT  # "National Bureau of Economic Research Working Paper No. 6337"
-    if parsed.genre == "thesis" or (_THESIS_TEXT.search(text) and not journal):
+    lower = ascii_lower(text)  # the searches of the whole text are skipped when they cannot match
+    if parsed.genre == "thesis" or (
+        not journal and may_mention(lower, _THESIS_WORDS) and _THESIS_TEXT.search(text)
+    ):
         return WorkType.THESIS
     if (
         not journal
         and not parsed.part_of
-        and (parsed.genre == "report" or _REPORT_TEXT.search(text))
+        and (
+            parsed.genre == "report"
+            or (may_mention(lower, _REPORT_WORDS) and _REPORT_TEXT.search(text))
+        )
     ):
         return WorkType.REPORT
     if parsed.part_of:
@@ -424,7 +450,10 @@ def work_type(
         return WorkType.ARTICLE
     if container and (parsed.volume or parsed.pages):
         return WorkType.ARTICLE
-    if (identifiers.arxiv or _PREPRINT_TEXT.search(text)) and not container:
+    if (
+        identifiers.arxiv
+        or (may_mention(lower, _PREPRINT_WORDS) and _PREPRINT_TEXT.search(text))
+    ) and not container:
         return WorkType.PREPRINT
     if (
         publisher or parsed.place or parsed.edition or identifiers.isbn or parsed.edited

@@ -16,9 +16,11 @@ from .text import (
     YEAR,
     YEAR_BETWEEN,
     YEAR_TOKEN,
+    ascii_lower,
     ends_with_abbreviation,
     first_boundary,
     left_of,
+    may_mention,
     sentences,
 )
 
@@ -48,6 +50,8 @@ _EDITION = re.compile(
     r"updated|international|student)\s?(?:ed(?:ition|n)?|Aufl(?:age)?)\b\.?)\s*\)?",
     re.I,
 )
+_EDITION_WORDS = ("ed", "aufl")
+"""A word every match of :data:`_EDITION` contains (for :func:`~.text.may_mention`)."""
 PUBLISHER_WORDS = re.compile(
     r"\b(?:press|publish\w*|publications?|books|verlag|editions?|éditions|editor[ae]|"
     r"editrice|inc\.?|ltd\.?|co\.|company|house|university|universit\w+|institute|"
@@ -66,6 +70,14 @@ _PLACE_PUBLISHER = re.compile(
 _PLACE_WORD = re.compile(
     rf"^(?:{UPPER}[^\W\d_.'’-]*(?:[.'’-][^\W\d_]*)*|[A-Z]{{2}})"
     rf"(?:\s(?:{UPPER}[^\W\d_.'’-]*(?:[.'’-][^\W\d_]*)*|on|am|upon|de|sur))*$"
+)
+
+
+_COMMA_OUTSIDE_BRACKETS = re.compile(r",\s*(?![^()]*\))")
+_TRAILING_YEAR = re.compile(rf"(?:^|\s)(?:{MONTH}\s?(?:\d{{1,2}},?\s?)?)?\(?({YEAR})[a-z]?\)?\.?$")
+_FINAL_PAREN = re.compile(r"\((?P<inner>[^()]{3,120})\)\s*\.?\s*$")
+_TRANSLATION_NOTE = re.compile(
+    r"^(?:translated|trans\.|tr\.|edited|ed\.|various editions|reprinted)", re.I
 )
 
 
@@ -140,7 +152,7 @@ _PART_VENUE = re.compile(
 
 def take_paren_imprint(text: str, parsed: Parsed) -> str:
     """Move a final "(Publisher, Place, Year)" / "(Place: Publisher, Year)" into ``parsed``."""
-    match = re.search(r"\((?P<inner>[^()]{3,120})\)\s*\.?\s*$", text)
+    match = _FINAL_PAREN.search(text)
     if match is None:
         return text
     inner = match.group("inner")
@@ -236,33 +248,40 @@ _TITLE_VOLUME = re.compile(r",?\s*\bVol(?:ume)?\.?\s*(?P<v>[\dIVX]+)\b.*$", re.I
 
 def take_title_details(title: str, parsed: Parsed) -> str:
     """Move "(2nd ed.)", "(Vol. 2)", "(pp. 1-20)", ", 3rd edn" and "(Doctoral dissertation)"
-    out of a title into ``parsed``."""
-    details = _TITLE_DETAILS.search(title)
-    if details:
-        apply_details(details.group("inner"), parsed)
-        after = title[details.end() :]
-        # "Sobolev spaces (second edition)Pure and Applied Mathematics": a series follows.
-        title = title[: details.start()] + ("" if after.strip()[:1].isupper() else after)
-    role = _TITLE_ROLE.search(title)
-    if role and role.start() > 0:
-        title = title[: role.start()] + title[role.end() :]
-    edition = _EDITION.search(title)
+    out of a title into ``parsed``.
+
+    A search is skipped when the title lacks a character or word every match of its
+    pattern holds ("(", ",", "ed", "vol"): the same result, property-tested."""
+    if "(" in title:
+        details = _TITLE_DETAILS.search(title)
+        if details:
+            apply_details(details.group("inner"), parsed)
+            after = title[details.end() :]
+            # "Sobolev spaces (second edition)Pure and Applied Mathematics": a series follows.
+            title = title[: details.start()] + ("" if after.strip()[:1].isupper() else after)
+        role = _TITLE_ROLE.search(title)
+        if role and role.start() > 0:
+            title = title[: role.start()] + title[role.end() :]
+    edition = _EDITION.search(title) if may_mention(ascii_lower(title), _EDITION_WORDS) else None
     if edition and edition.end() >= len(title.rstrip(" .")) - 1:
         parsed.edition = parsed.edition or edition.group("ed").strip()
         title = title[: edition.start()]
-    genre = _TITLE_GENRE.search(title)
-    if genre and (_THESIS.search(genre.group(1)) or _REPORT.search(genre.group(1))):
-        _apply_genre(genre.group(1), parsed)
-        title = title[: genre.start()]
+    if "(" in title:
+        genre = _TITLE_GENRE.search(title)
+        if genre and (_THESIS.search(genre.group(1)) or _REPORT.search(genre.group(1))):
+            _apply_genre(genre.group(1), parsed)
+            title = title[: genre.start()]
     dated = _TITLE_DATE.search(title)
     if dated and dated.start() > 10:  # "Title. 1990" / "Title(2008)": the year, not the title
         parsed.year = parsed.year or int(dated.group(1) or dated.group(2))
         title = title[: dated.start()]
-    title = _LANGUAGE_NOTE.sub("", title)
-    translator = _TITLE_TRANSLATOR.search(title)
-    if translator and translator.start() > 10:
-        title = title[: translator.start()]
-    volume = _TITLE_VOLUME.search(title)
+    if "(" in title or "[" in title:
+        title = _LANGUAGE_NOTE.sub("", title)
+    if "," in title:
+        translator = _TITLE_TRANSLATOR.search(title)
+        if translator and translator.start() > 10:
+            title = title[: translator.start()]
+    volume = _TITLE_VOLUME.search(title) if may_mention(ascii_lower(title), ("vol",)) else None
     if volume and volume.start() > 10:
         parsed.volume = parsed.volume or volume.group("v")
         title = title[: volume.start()]
@@ -310,7 +329,7 @@ def apply_imprint(text: str, parsed: Parsed) -> None:
 
 
 def _apply_imprint_sentence(text: str, parsed: Parsed) -> None:
-    segments = [s.strip() for s in re.split(r",\s*(?![^()]*\))", text) if s.strip()]
+    segments = [s.strip() for s in _COMMA_OUTSIDE_BRACKETS.split(text) if s.strip()]
     kept: list[str] = []
     for segment in segments:
         segment = take_year(segment, parsed)
@@ -334,9 +353,7 @@ def _apply_imprint_sentence(text: str, parsed: Parsed) -> None:
 
 def take_year(segment: str, parsed: Parsed) -> str:
     """``segment`` without a trailing "1951" / "May 2008" (the year kept in ``parsed``)."""
-    match = re.search(
-        rf"(?:^|\s)(?:{MONTH}\s?(?:\d{{1,2}},?\s?)?)?\(?({YEAR})[a-z]?\)?\.?$", segment
-    )
+    match = _TRAILING_YEAR.search(segment)
     if match is None:
         return segment.strip()
     parsed.year = parsed.year or int(match.group(1))
@@ -381,11 +398,7 @@ def _place_and_publisher(segments: list[str], parsed: Parsed) -> None:
 
 
 def is_translation_note(sentence: str) -> bool:
-    return bool(
-        re.match(
-            r"^(?:translated|trans\.|tr\.|edited|ed\.|various editions|reprinted)", sentence, re.I
-        )
-    )
+    return bool(_TRANSLATION_NOTE.match(sentence))
 
 
 _EDS_BEFORE = re.compile(

@@ -33,14 +33,22 @@ from verifier.citations.models import Author
 from .text import ABBREVIATIONS, CJK, LETTER, LOWER, UPPER, YEAR, boundaries
 
 _APOSTROPHE = "['’`´]"
-_WORD = rf"(?:{UPPER}(?:{LETTER}|{_APOSTROPHE}(?={LETTER}))*{LETTER})"
+# A capitalised word: a capital, then letters and apostrophes, each apostrophe between
+# letters ("O'Brien"). Written as runs of letters so that backtracking (to a shorter
+# word, as the patterns below do) steps through a simple repeat; it tries the same
+# lengths in the same order as "(?:L|'(?=L))*L" (property-tested).
+_WORD = rf"(?:{UPPER}(?:{LETTER}+(?:{_APOSTROPHE}{LETTER}+)*|(?:{_APOSTROPHE}{LETTER}+)+))"
 _SURNAME_WORD = rf"(?:{_WORD}(?:\s?[-‐]\s?(?:{_WORD}|{LOWER}{{2,}}))*)"
 _PARTICLE_WORDS = (
     r"van|von|vander|der|den|de|del|della|dei|degli|di|da|du|des|dos|das|do|la|le|lo|ter|ten|"
     r"te|zu|zum|zur|bin|ibn|al|el|dalla|delle|Van|Von|Der|Den|De|Del|Della|Di|Da|Du|Des|Dos|"
     r"Das|La|Le|Lo|Ter|Ten|Mac|St\.?|Ste\.?|San|Santa|Dalla"
 )
-_PARTICLE = rf"(?:(?:{_PARTICLE_WORDS})\s|(?:[dDlL]|dell)['’]\s?|['’]t\s)"
+# The look-ahead holds the first letter of every alternative: where none stands, the
+# alternatives are not tried one by one (property-tested to change no match).
+_PARTICLE = (
+    rf"(?:(?=['’DLMSTVabdeiltvz])(?:(?:{_PARTICLE_WORDS})\s|(?:[dDlL]|dell)['’]\s?|['’]t\s))"
+)
 _SURNAME1 = rf"(?:{_PARTICLE}*{_SURNAME_WORD})"
 _SURNAME2 = rf"(?:{_PARTICLE}*{_SURNAME_WORD}(?:\s{_PARTICLE}*{_SURNAME_WORD})?)"
 _INITIAL = rf"(?:{UPPER}{LOWER}?\.)"
@@ -85,6 +93,8 @@ _FORMS: dict[str, re.Pattern[str]] = {
         r"(?=\s?[,;.]|\s(?:and|&)\s)"
     ),
 }
+_WITH_GIVEN = frozenset(form for form, pattern in _FORMS.items() if "given" in pattern.groupindex)
+"""The forms whose pattern reads given names."""
 _FOLLOWERS = {
     "A": "ADa",
     "B": "BAD",
@@ -188,7 +198,8 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
         if match is None:
             continue
         family = " ".join(match.group("family").split())
-        given = " ".join((match.groupdict().get("given") or "").strip("()").split())
+        read = match.group("given") if form in _WITH_GIVEN else None
+        given = " ".join((read or "").strip("()").split())
         if not _plausible(family, given, form, text, match.end()):
             continue
         found = Author(family=family, given=given), match.end(), form
@@ -201,15 +212,17 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
 def _plausible(family: str, given: str, form: str, text: str, end: int) -> bool:
     """Reject a match whose words are title words ("The", "Journal") or whose family name
     is a journal abbreviation ("J. Am." in "J. Am. Chem. Soc.")."""
-    words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
-    if form in "DE" and any(w in _NOT_NAMES for w in words):
-        return False
-    first, last = family.split()[0], family.split()[-1]
+    if form in "DE":
+        words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
+        if any(w in _NOT_NAMES for w in words):
+            return False
+    family_words = family.split()
+    first, last = family_words[0], family_words[-1]
     if first in ("In", "IN") and " " in family:
         return False  # "In Bouma, H. (Ed.)": the "In" of a chapter
     if form in "ACa" and last.lower() in _NOT_NAMES:
         return False
-    if form == "E" and len(family.split()) == 2 and len(given.split()) >= 2 and "-" not in family:
+    if form == "E" and len(family_words) == 2 and len(given.split()) >= 2 and "-" not in family:
         return False  # "Theodor Adorno, Minima Moralia": a name and a title
     if text.startswith(".", end) and last.lower() in ABBREVIATIONS and form in "ADa":
         return False  # "J. Phys." or "Rev. Mod." begin a journal title
@@ -270,7 +283,7 @@ def _next_name(text: str, state: _ListState, first: str, followers: str) -> bool
         separator = _ELLIPSIS_GAP.match(text, state.pos)  # "Dinata, Y., … Meijaard, E."
     if separator is None:
         return False
-    conjunction = any(separator.group(g) for g in ("c1", "c2", "c3", "slash"))
+    conjunction = any(separator.group("c1", "c2", "c3", "slash"))
     if state.after_conjunction and not conjunction:
         return False  # the name after "and" was the last
     if separator.group("dot") and first not in "BE":

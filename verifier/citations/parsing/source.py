@@ -21,15 +21,20 @@ from .text import (
     YEAR_TOKEN,
 )
 
+_IN_BOOK = re.compile(
+    r"^(?:(?:to\s+appear|forthcoming|accepted)\s+in|in|In|IN)\s?:?\s+(?P<inner>.+)$"
+)
+_PRESENTED_AT = re.compile(r"^(?:Paper|Poster|Talk)\s+(?:presented|given)\s+at\b", re.I)
+_LEADING_NAME = re.compile(r"^(?P<name>[^,.;:(]{2,80}?)(?=\s*(?:[,.;(]|$)|\s\d)")
+_NEW_PART = re.compile(r"^(?:$|\s*[.,:;]|[?!]?\s+(?:[^\sa-z]|in\s|pp?\.|vol\.|\d))")
+
 
 def read_source(text: str, known_year: int | None = None, *, after_quote: bool = False) -> Parsed:
     """The text after a title that was delimited (quoted, or cut at a sentence end): a
     journal with its numeric tail, "In" and a book, or an imprint. After a quoted title
     (the title of a part, in MLA and Chicago) a leading name is the container."""
     text = text.strip(" .,;:")
-    in_match = re.match(
-        r"^(?:(?:to\s+appear|forthcoming|accepted)\s+in|in|In|IN)\s?:?\s+(?P<inner>.+)$", text
-    )
+    in_match = _IN_BOOK.match(text)
     if in_match:
         return read_part_of(in_match.group("inner"))
     tail = peel_tail(text, known_year)
@@ -40,7 +45,7 @@ def read_source(text: str, known_year: int | None = None, *, after_quote: bool =
         return parsed
     if _PROCEEDINGS_START.match(text):
         return read_part_of(text)
-    if re.match(r"^(?:Paper|Poster|Talk)\s+(?:presented|given)\s+at\b", text, re.I):
+    if _PRESENTED_AT.match(text):
         parsed = read_part_of(text)
         parsed.container = text if not parsed.container else parsed.container
         return parsed
@@ -61,7 +66,7 @@ def _venue_first(text: str) -> tuple[str, str] | None:
     """(container, rest) for the text after a quoted title when it starts with a name
     that is not an imprint: "Observer, 3 December 2006" / "Newsweek 27 May 2002"; None
     for "Penguin Classics, 2003" or "London: Routledge"."""
-    match = re.match(r"^(?P<name>[^,.;:(]{2,80}?)(?=\s*(?:[,.;(]|$)|\s\d)", text)
+    match = _LEADING_NAME.match(text)
     if match is None:
         return None
     name = match.group("name").strip()
@@ -98,9 +103,7 @@ def leading_quoted(rest: str) -> tuple[str, str] | None:
     # The quote closes the title when a comma or period precedes it ("structures,"Phys.",
     # "chip , "Nucl.") or follows it, or a new part starts after it.
     closed = rest[close - 1] in ",." or rest[close - 2 : close] in (", ", ". ")
-    if not closed and not re.match(
-        r"^(?:$|\s*[.,:;]|[?!]?\s+(?:[^\sa-z]|in\s|pp?\.|vol\.|\d))", after
-    ):
+    if not closed and not _NEW_PART.match(after):
         return None
     return rest[1:close], after.strip(" .,;:")
 

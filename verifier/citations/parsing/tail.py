@@ -68,6 +68,8 @@ _TAIL_WORDS = frozenset(
     ).split()
 )
 _TAIL_WINDOW = 200
+_NEAR_END = 48
+"""The end of a text searched first for its last word (:func:`_tail_search_start`)."""
 _PAREN_WITH_DIGIT = re.compile(r"\([^()]*\d[^()]*\)")
 _ROMAN_WORD = re.compile(r"[IVXLC]+")
 
@@ -81,10 +83,16 @@ def _tail_search_start(text: str) -> int:
     # of the tail: blank them out, keeping the offsets.
     if "(" in text:
         text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
-    for word in reversed(list(_WORD.finditer(text, start))):
-        token = word.group(0)
-        if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
-            return word.end()
+    # The last word usually lies near the end: look at the last few characters first.
+    # A word is a whole run of letters between non-word characters whatever the search
+    # starts at (its look-behind sees the text before the start), so the window finds
+    # exactly the words that start in it; when none of them decides, all are read.
+    near = max(start, len(text) - _NEAR_END)
+    for first in (near, start) if near > start else (start,):
+        for word in reversed(list(_WORD.finditer(text, first))):
+            token = word.group(0)
+            if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
+                return word.end()
     return start
 
 
@@ -146,20 +154,31 @@ _NOTE_WORD_ENDINGS = (
 def may_end_in_note(text: str) -> bool:
     """False only when :data:`_TRAILING_NOTE` cannot match ``text``: every match ends,
     before an optional space and period, in "]", ")" or one of
-    :data:`_NOTE_WORD_ENDINGS`. Conservative (True) for a final newline, which ``$``
-    may stand before, and for non-ASCII text near the end, which case-insensitive
-    matching may read as ASCII letters ("ſ" as "s")."""
+    :data:`_NOTE_WORD_ENDINGS` ("press" only after "in" and a space). Conservative
+    (True) for a final newline, which ``$`` may stand before, and for non-ASCII text near
+    the end, which case-insensitive matching may read as ASCII letters ("ſ" as "s")."""
     if text.endswith("\n"):
         return True
-    end = text[:-1] if text.endswith(".") else text
-    end = end.rstrip()  # the pattern's \s: the same Unicode spaces
-    end = end[-12:]  # the longest ending word has 11 letters
+    full = text[:-1] if text.endswith(".") else text
+    full = full.rstrip()  # the pattern's \s: the same Unicode spaces
+    end = full[-12:]  # the longest ending word has 11 letters
     if not end.isascii():
         return True
     last = end[-1:]
     if last in (")", "]"):
         return True
-    return last.isalpha() and end.lower().endswith(_NOTE_WORD_ENDINGS)
+    lower = end.lower()
+    if not (last.isalpha() and lower.endswith(_NOTE_WORD_ENDINGS)):
+        return False
+    if lower.endswith("press"):
+        # "press" ends a note only as "in", spaces, "press" (no word boundary before
+        # "in": "Berlin Press" too), so "University Press" ends in none.
+        stem = full[:-5]
+        before = stem.rstrip()
+        tail_letters = before[-2:]
+        spaced = len(before) < len(stem)
+        return spaced and (tail_letters.lower() == "in" or not tail_letters.isascii())
+    return True
 
 
 def strip_trailing_notes(text: str) -> str:
@@ -173,6 +192,12 @@ def strip_trailing_notes(text: str) -> str:
             break
         text = stripped.strip(" .,;")
     return text
+
+
+_LETTERED_VOLUME = re.compile(r"([A-Z])(\d+)")
+_DOTTED_NUMBER = re.compile(r"\d+\.\d+")
+_DASH = re.compile(r"[-–—]")
+_YEAR_RANGE = re.compile(r"(\d{4})\s?[-–]\s?(\d{2,4})")
 
 
 def _interpret(tail: str, pre: str, known_year: int | None) -> Tail:
@@ -200,7 +225,7 @@ def _interpret(tail: str, pre: str, known_year: int | None) -> Tail:
         elif item.group("num"):
             plain.append(item.group("num"))
     _assign_plain(result, plain, known_year)
-    lettered = re.fullmatch(r"([A-Z])(\d+)", result.volume)
+    lettered = _LETTERED_VOLUME.fullmatch(result.volume)
     if lettered and result.pages:  # "Phys. Rev. D95": the series letter belongs to the journal
         result.pre = f"{result.pre.rstrip(' ,')} {lettered.group(1)}"
         result.volume = lettered.group(2)
@@ -237,14 +262,14 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
     if len(plain) == 1 and _YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
         result.year = result.year or int(plain[0])
         return
-    if plain and re.fullmatch(r"\d+\.\d+", plain[0]) and result.year and not result.issue:
+    if plain and _DOTTED_NUMBER.fullmatch(plain[0]) and result.year and not result.issue:
         result.volume, result.issue = plain.pop(0).split(".")  # MLA "12.3 (2019): 45-67"
         if plain:
             result.pages = result.pages or plain[-1]
         return
     slots = [s for s in ("volume", "issue", "pages") if not getattr(result, s)]
     if len(plain) == 1:
-        target = "pages" if (re.search(r"[-–—]", plain[0]) or result.volume) else "volume"
+        target = "pages" if (_DASH.search(plain[0]) or result.volume) else "volume"
         if target in slots:
             setattr(result, target, plain[0])
         return
@@ -256,7 +281,7 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
 
 def is_year_range(text: str) -> bool:
     """ "1889–1930" (not "1058-1059", a page range)."""
-    match = re.fullmatch(r"(\d{4})\s?[-–]\s?(\d{2,4})", text)
+    match = _YEAR_RANGE.fullmatch(text)
     return match is not None and int(match.group(1)) >= 1400 and len(match.group(2)) != 3
 
 

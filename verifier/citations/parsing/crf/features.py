@@ -112,11 +112,14 @@ def _class(word: str) -> str:
 @lru_cache(maxsize=65536)
 def _word(
     word: str, spaced: bool
-) -> tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], frozenset[str]]:
+) -> tuple[
+    tuple[str, ...], str, tuple[tuple[str, str], ...], frozenset[str], tuple[bool, bool, bool]
+]:
     """Everything about one word that does not depend on its place, computed once per
     distinct (word, spaced): its own features, its class, the features it gives its
-    neighbours at offsets -2, -1, +1, +2 ("-2:w=", "-2:c=" ...), and its sentence
-    marks."""
+    neighbours at offsets -2, -1, +1, +2 ("-2:w=", "-2:c=" ...), its sentence marks, and
+    whether its own features hold "year", "L=in" and "L=editor" (which change the state
+    :func:`featurize` carries along)."""
     own = _own(word, spaced)
     cls = _class(word)
     lower = word.lower()[:24]
@@ -124,7 +127,7 @@ def _word(
         (f"{offset}:w={lower}", f"{offset}:c={cls}") for offset in ("-2", "-1", "1", "2")
     )
     marks = frozenset(_SENTENCE_MARKS[f] for f in own if f in _SENTENCE_MARKS)
-    return own, cls, window, marks
+    return own, cls, window, marks, ("year" in own, "L=in" in own, "L=editor" in own)
 
 
 def _sentence_end(tokens: Sequence[Token], index: int) -> bool:
@@ -222,7 +225,7 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
     year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
     ended = depth = 0
     for i in range(count):
-        own, cls, _, _ = infos[i]
+        own, cls, _, _, (is_year, is_in, is_editor) = infos[i]
         feats = [
             *own,
             _POSITION[10 * i // count],
@@ -274,11 +277,11 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
             depth += 1
         elif word in _CLOSE and depth:
             depth -= 1
-        if "year" in own:
+        if is_year:
             year_seen = True
-        if "L=in" in own and i > 0 and not classes[i - 1][:1].isalnum():
+        if is_in and i > 0 and not classes[i - 1][:1].isalnum():
             in_seen = True  # ", in", ". In", "” in"
-        if "L=editor" in own and len(word) > 1:
+        if is_editor and len(word) > 1:
             editor_seen = True
         sentence_start = ends[i]
         if sentence_start:

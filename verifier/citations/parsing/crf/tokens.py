@@ -30,4 +30,9 @@ class Token(NamedTuple):
 def tokenize(text: str) -> list[Token]:
     """The tokens of ``text`` in order; whitespace is never a token and every non-space
     character belongs to exactly one token."""
-    return [Token(m.group(), *m.span()) for m in _TOKEN.finditer(text)]
+    return [_token((m.group(), m.start(), m.end())) for m in _TOKEN.finditer(text)]
+
+
+_token = Token._make
+"""A :class:`Token` from a (text, start, end) tuple, without the keyword handling of the
+named tuple's ``__new__``."""
