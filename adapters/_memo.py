@@ -14,7 +14,7 @@ instance (one per checker, so one per session): nothing is kept across runs.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import orjson
@@ -54,6 +54,18 @@ class RecordMemo:
         if key not in entries and len(entries) >= self._size:
             del entries[next(iter(entries))]
         entries[key] = record
+        return record
+
+    def record(self, item: object, build: Callable[[Any], WorkRecord]) -> WorkRecord:
+        """``build(item)``, from the memo when the same item was built before: for an
+        adapter whose record depends on the item alone. What is not a JSON object is
+        built every time (``build`` refuses it)."""
+        if type(item) is not dict:
+            return build(item)
+        key = item_key(item)
+        record = self._entries.get(key)
+        if record is None:
+            record = self.put(key, build(item))
         return record
 
     def __len__(self) -> int:

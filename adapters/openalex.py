@@ -11,7 +11,7 @@ from verifier.http.policy import SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
-from ._memo import RecordMemo, item_key
+from ._memo import RecordMemo
 from ._text import (
     bare_doi,
     clean_text,
@@ -123,9 +123,9 @@ class OpenAlexAdapter(SourceAdapter):
             results = body["results"]
             if not isinstance(results, list):
                 raise MalformedResponse("openalex: 'results' is not a list")
-            return [self._memoised_record(work) for work in results]
+            return [self._records.record(work, self._record) for work in results]
         if "id" in body or "doi" in body:
-            return [self._memoised_record(body)]
+            return [self._records.record(body, self._record)]
         raise MalformedResponse(f"openalex: neither a work nor a list{_error_detail(response)}")
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
@@ -138,16 +138,6 @@ class OpenAlexAdapter(SourceAdapter):
             remaining = 0.0  # credits left, but fewer than a call costs: the budget is spent
         # x-ratelimit-reset counts seconds to midnight UTC (not an epoch).
         return RateHint(remaining=remaining, reset_s=reset)
-
-    def _memoised_record(self, work: object) -> WorkRecord:
-        """``_record(work)``, from the memo when the same work was built before."""
-        if not isinstance(work, dict):
-            return self._record(work)
-        key = item_key(work)
-        record = self._records.get(key)
-        if record is None:
-            record = self._records.put(key, self._record(work))
-        return record
 
     def _record(self, work: object) -> WorkRecord:
         if not isinstance(work, dict):

@@ -146,3 +146,54 @@ def test_the_memo_is_bounded_oldest_stored_first_out() -> None:
     assert (len(memo), memo.get(1), memo.get(2)) == (2, records[0], records[2])
     with pytest.raises(ValueError, match="positive"):
         RecordMemo(size=0)
+
+
+GOOGLE_FIELDS = ["id", "volumeInfo", "selfLink"]
+GOOGLE_INFO_FIELDS = ["title", "subtitle", "authors", "publishedDate", "publisher",
+                      "printType", "industryIdentifiers", "canonicalVolumeLink", "infoLink"]
+OPENLIBRARY_FIELDS = ["key", "title", "subtitle", "author_name", "first_publish_year",
+                      "publish_year", "publisher", "isbn"]
+GOOGLE_SEARCH = HttpRequest("/volumes", (("q", 'intitle:"x"'),))
+OPENLIBRARY_SEARCH = HttpRequest("/search.json", (("title", "x"),))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(st.sampled_from(GOOGLE_FIELDS), JSON, max_size=2),
+                          st.dictionaries(st.sampled_from(GOOGLE_INFO_FIELDS), JSON,
+                                          max_size=7)), max_size=6))
+def test_a_google_books_answer_read_through_the_memo_is_the_answer_built_anew(
+    volumes: list[tuple[dict[str, Any], dict[str, Any]]],
+) -> None:
+    from adapters import GoogleBooksAdapter
+
+    items = [{**volume, "id": "v1", "volumeInfo": info} for volume, info in volumes]
+    built = [built_or_error(GoogleBooksAdapter()._record, item) for item in items]
+    expected = [e if isinstance(e, str) else [e] for e in built]
+    adapter = GoogleBooksAdapter()
+
+    def wrap(found: list[Any]) -> HttpResponse:
+        return HttpResponse(200, orjson.dumps({"kind": "books#volumes", "items": found}))
+
+    assert one_by_one(adapter, GOOGLE_SEARCH, items, wrap) == expected
+    assert one_by_one(adapter, GOOGLE_SEARCH, items[::-1], wrap) == expected[::-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(OPENLIBRARY_FIELDS), JSON, max_size=7),
+                max_size=6))
+def test_an_open_library_search_read_through_the_memo_is_the_answer_built_anew(
+    docs: list[dict[str, Any]],
+) -> None:
+    from adapters import OpenLibraryAdapter
+
+    for doc in docs:
+        doc["key"] = "/works/OL1W"
+    built = [built_or_error(OpenLibraryAdapter()._search_doc, doc) for doc in docs]
+    expected = [e if isinstance(e, str) else [e] for e in built]
+    adapter = OpenLibraryAdapter()
+
+    def wrap(found: list[Any]) -> HttpResponse:
+        return HttpResponse(200, orjson.dumps({"numFound": len(found), "docs": found}))
+
+    assert one_by_one(adapter, OPENLIBRARY_SEARCH, docs, wrap) == expected
+    assert one_by_one(adapter, OPENLIBRARY_SEARCH, docs[::-1], wrap) == expected[::-1]
