@@ -96,11 +96,9 @@ def _quote_plus(value: object) -> str:
     return _quote_text(value if isinstance(value, str) else str(value))
 
 
-@functools.lru_cache(maxsize=QUOTED_MEMO_SIZE)
 def _quote_text(text: str) -> str:
     """``quote_plus(text)``, the same string, by one ``str.translate`` over the text's
-    UTF-8 bytes (read as Latin-1, one character per byte). Remembered: the parameters
-    every request of a service repeats (a field list, a page size) are quoted once."""
+    UTF-8 bytes (read as Latin-1, one character per byte)."""
     if text.isascii():
         return text.translate(_QUOTED_BYTES)
     try:
@@ -110,10 +108,21 @@ def _quote_text(text: str) -> str:
     return raw.decode("latin-1").translate(_QUOTED_BYTES)
 
 
+@functools.lru_cache(maxsize=QUOTED_MEMO_SIZE)
+def _quoted_pair(name: str, value: str) -> str:
+    """``name=value`` quoted as ``urlencode`` quotes it. Remembered: the parameters every
+    request of a service repeats (a field list, a page size) are quoted once."""
+    return f"{_quote_text(name)}={_quote_text(value)}"
+
+
 def query_string(params: Sequence[tuple[object, object]]) -> str:
     """``urllib.parse.urlencode(params)``, the same string, with a fast path for names and
     values that need no quoting (most of them)."""
-    return "&".join([f"{_quote_plus(k)}={_quote_plus(v)}" for k, v in params])
+    return "&".join([
+        _quoted_pair(k, v) if type(k) is str and type(v) is str
+        else f"{_quote_plus(k)}={_quote_plus(v)}"
+        for k, v in params
+    ])
 
 
 @dataclass(frozen=True, slots=True)
