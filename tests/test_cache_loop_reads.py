@@ -9,7 +9,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ from verifier.http import cache as cache_module
 from verifier.http import client as client_module
 from verifier.http.cache import UNDECIDED, ResponseCache
 from verifier.http.client import CachePolicy, PacedClient
-from verifier.http.deadline import Deadline
 from verifier.http.gate import SourceGate
 from verifier.http.mock import MockTransport
 from verifier.http.policy import RateClass, RateHint, SourcePolicy
@@ -215,68 +213,3 @@ async def test_identical_requests_share_one_worker_cache_read(
     assert {a.value for a in answers} == {"an answer"}
     assert all(a.cached and a.requests == 0 for a in answers)
     assert (worker_reads, reader.reads, len(transport.sent)) == (1, 1, 0)
-
-
-class _WatchedDeadline(Deadline):
-    """Counts how often the client says a request is under way (Deadline.request)."""
-
-    __slots__ = ("requests",)
-
-    def __init__(self, budget_s: float) -> None:
-        super().__init__(budget_s)
-        self.requests = 0
-
-    @contextmanager
-    def request(self) -> Iterator[None]:
-        self.requests += 1
-        with super().request():
-            yield
-
-
-@pytest.mark.asyncio
-async def test_a_hit_found_at_once_answers_without_touching_the_deadline(
-    cache: ResponseCache,
-) -> None:
-    await cache.put("svc", HttpRequest("/disk").cache_key(), RESPONSE, DAY,
-                    origin="http://svc.test")
-    client, transport = make_client(cache)
-    reader = CountingReader()
-    watched = _WatchedDeadline(5.0)
-    from_disk = await client.fetch(HttpRequest("/disk"), watched, reader)
-    from_memo = await client.fetch(HttpRequest("/disk"), watched, reader)
-    assert (from_disk.value, from_disk.cached, from_disk.requests) == ("an answer", True, 0)
-    assert (from_memo.value, from_memo.cached, from_memo.requests) == ("an answer", True, 0)
-    assert (watched.requests, len(transport.sent), reader.reads) == (0, 0, 1)
-    assert not watched.stopped
-    # A miss goes the long way: the request is under way for the deadline's clock.
-    sent = await client.fetch(HttpRequest("/net"), watched, reader)
-    assert (sent.value, sent.requests, watched.requests) == ("/net", 1, 1)
-
-
-@pytest.mark.asyncio
-async def test_an_entry_the_reader_refuses_is_fetched_again_with_the_error_redacted(
-    cache: ResponseCache,
-) -> None:
-    # The fast path reads the entry before any deadline is set up; a reader that refuses
-    # it makes it a miss, and the network's answer (here an error) goes through the
-    # usual path, which redacts the request's key from the error text.
-    await cache.put("svc", HttpRequest("/k").cache_key(), HttpResponse(404, b""), DAY,
-                    origin="http://svc.test")
-    transport = MockTransport(lambda _b, _r: HttpResponse(418, b"key=s3cret"))
-    policy = SourcePolicy(classes={"all": RateClass(100, 1.0, 100)}, max_concurrency=10)
-    client = PacedClient("svc", base_url="http://svc.test",
-                         gate=SourceGate("svc", policy, SourceStats()), transport=transport,
-                         cache=cache, cache_policy=READ, rng=random.Random(7))
-
-    class EchoingReader(CountingReader):
-        def read(self, request: HttpRequest, response: HttpResponse) -> str:
-            self.reads += 1
-            raise UnexpectedStatus(f"HTTP {response.status}: {response.body.decode()}",
-                                   response.status)
-
-    reader = EchoingReader()
-    request = HttpRequest("/k", identity_params=(("api_key", "s3cret"),))
-    with pytest.raises(UnexpectedStatus) as caught:
-        await client.fetch(request, asyncio.get_running_loop().time() + 5, reader)
-    assert (reader.reads, len(transport.sent)) == (2, 1)
-    assert "s3cret" not in str(caught.value)

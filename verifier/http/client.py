@@ -195,8 +195,6 @@ class PacedClient:
         self._rng = rng
         self._flights: dict[str, _Flight[Any]] = {}
         self._memo: OrderedDict[str, tuple[Any, HttpResponse]] = OrderedDict()
-        self._read_from = cache if cache_policy.read else None
-        """The cache answers are read from (None: reads are off or there is no cache)."""
         self._loop = asyncio.get_running_loop()
 
     async def fetch(
@@ -206,43 +204,34 @@ class PacedClient:
         a credential (:func:`~verifier.http.redact.redact`, with the request's keys).
 
         ``deadline`` is a loop time, or a :class:`~verifier.http.deadline.Deadline` whose
-        clock stops while the request only queues for our own limits.
+        clock stops while the request only queues for our own limits."""
+        due = as_deadline(deadline)
+        try:
+            with due.request():
+                return await self._fetch_shared(request, due, reader)
+        except SourceError as exc:
+            _redact_error(exc, request.secrets())
+            raise
 
-        A cache hit found at once (the memo, or the disk read on the loop's thread) is
-        answered before anything else is set up: no await happens between asking and
-        answering, so the deadline's clock is not touched (a request that is under way
-        for no time at all neither stops nor restarts it)."""
+    async def _fetch_shared(
+        self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T]
+    ) -> Fetched[T]:
         key = request.cache_key()
         flight_key = f"{type(reader).__qualname__}:{key}"
         read_disk = False
-        cache = self._read_from
-        if cache is not None:
+        if self._cache is not None and self._cache_policy.read:
             memo = self._memo.get(flight_key)
             if memo is not None:
                 self._memo.move_to_end(flight_key)
                 self.gate.stats.cache_hits += 1
                 return Fetched(memo[0], memo[1], 0, True)
-            found = cache.get_now(self.cache_scope, key, origin=self.base_url)
+            found = self._cache.get_now(self.cache_scope, key, origin=self.base_url)
             if found is UNDECIDED:
                 read_disk = True  # read on the worker, inside the flight
             elif found is not None:
                 cached = self._read_cached(request, found, reader, flight_key)
                 if cached is not None:
                     return cached
-        due = as_deadline(deadline)
-        try:
-            with due.request():
-                return await self._fetch_shared(request, key, flight_key, due, reader,
-                                                read_disk)
-        except SourceError as exc:
-            _redact_error(exc, request.secrets())
-            raise
-
-    async def _fetch_shared(
-        self, request: HttpRequest, key: str, flight_key: str, deadline: Deadline,
-        reader: ResponseReader[T], read_disk: bool,
-    ) -> Fetched[T]:
-        """The request once no answer could be found at once: join or start a flight."""
         while True:
             flight: _Flight[T] | None = self._flights.get(flight_key)
             joined = flight is not None
