@@ -26,8 +26,10 @@ MEMO_ITEMS = 4096
 
 
 def item_key(item: Any) -> bytes:
-    """The JSON text of a decoded item: equal texts are equal items, types included.
-    Raises ``TypeError`` for what JSON cannot hold (never for ``orjson.loads`` output)."""
+    """The JSON text of an item decoded by ``orjson.loads``: equal texts are equal items,
+    types included. (orjson writes a non-finite float as ``null``, but ``orjson.loads``
+    never makes one: it refuses ``1e400``, ``NaN`` and ``Infinity``.) Raises
+    ``TypeError`` for what JSON cannot hold."""
     return orjson.dumps(item)
 
 
