@@ -11,6 +11,7 @@ from verifier.http.policy import RateClass, SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
+from ._memo import RecordMemo, item_key
 from ._text import (
     bare_doi,
     clean_text,
@@ -80,6 +81,9 @@ class CrossrefAdapter(SourceAdapter):
 
     name = "crossref"
 
+    def __init__(self) -> None:
+        self._records = RecordMemo()
+
     def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
         doi = bare_doi(citation.identifiers.doi)
         if doi is None or doi.startswith(_NOT_CROSSREF_PREFIXES):
@@ -132,7 +136,7 @@ class CrossrefAdapter(SourceAdapter):
         else:
             raise MalformedResponse(f"crossref: unexpected message-type {kind!r}")
         retraction_known = _selects(request, "updated-by")
-        return [self._record(item, retraction_known) for item in items]
+        return [self._memoised_record(item, retraction_known) for item in items]
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         # Plus responses have been seen spelling the limit "x-rate-limit".
@@ -151,6 +155,21 @@ class CrossrefAdapter(SourceAdapter):
             concurrency=int(concurrency) if concurrency else None,
             pool=pool,
         )
+
+    def _memoised_record(self, item: object, retraction_known: bool) -> WorkRecord:
+        """``_record(item, retraction_known)``, from the memo when the same item (its
+        search ``score`` aside: the record never reads it) was built before."""
+        if not isinstance(item, dict):
+            return self._record(item, retraction_known)
+        work = item
+        if "score" in work:  # the answer's ranking, not the work's: left out of the key
+            work = dict(item)
+            del work["score"]
+        key = (retraction_known, item_key(work))
+        record = self._records.get(key)
+        if record is None:
+            record = self._records.put(key, self._record(item, retraction_known))
+        return record
 
     def _record(self, item: object, retraction_known: bool) -> WorkRecord:
         if not isinstance(item, dict):

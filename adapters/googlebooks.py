@@ -14,6 +14,7 @@ from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import normalize_isbn, valid_isbns
 
+from ._memo import RecordMemo
 from ._text import (
     clean_text,
     first_author_name,
@@ -57,6 +58,9 @@ class GoogleBooksAdapter(SourceAdapter):
     """
 
     name = "googlebooks"
+
+    def __init__(self) -> None:
+        self._records = RecordMemo()
 
     def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
         isbn = next(iter(valid_isbns(citation.identifiers.isbn)), None)
@@ -120,11 +124,11 @@ class GoogleBooksAdapter(SourceAdapter):
             items = body["items"]
             if not isinstance(items, list):
                 raise MalformedResponse("googlebooks: 'items' is not a list")
-            records = [self._record(item) for item in items]
+            records = [self._records.record(item, self._record) for item in items]
         elif body.get("kind") == "books#volumes" or "totalItems" in body:
             records = []  # no matches: Google omits "items" altogether
         elif "volumeInfo" in body:
-            records = [self._record(body)]  # /volumes/{id}
+            records = [self._records.record(body, self._record)]  # /volumes/{id}
         else:
             raise MalformedResponse("googlebooks: neither a volume list nor a volume")
         wanted = _queried_isbn(request)

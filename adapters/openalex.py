@@ -11,6 +11,7 @@ from verifier.http.policy import SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
+from ._memo import RecordMemo
 from ._text import (
     bare_doi,
     clean_text,
@@ -72,6 +73,9 @@ class OpenAlexAdapter(SourceAdapter):
 
     name = "openalex"
 
+    def __init__(self) -> None:
+        self._records = RecordMemo()
+
     def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
         ids = citation.identifiers
         doi = bare_doi(ids.doi)
@@ -119,9 +123,9 @@ class OpenAlexAdapter(SourceAdapter):
             results = body["results"]
             if not isinstance(results, list):
                 raise MalformedResponse("openalex: 'results' is not a list")
-            return [self._record(work) for work in results]
+            return [self._records.record(work, self._record) for work in results]
         if "id" in body or "doi" in body:
-            return [self._record(body)]
+            return [self._records.record(body, self._record)]
         raise MalformedResponse(f"openalex: neither a work nor a list{_error_detail(response)}")
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:

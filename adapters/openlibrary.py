@@ -12,6 +12,7 @@ from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 from verifier.identifiers import valid_isbns
 
+from ._memo import RecordMemo
 from ._text import (
     clean_text,
     first_author_name,
@@ -60,6 +61,9 @@ class OpenLibraryAdapter(SourceAdapter):
     """
 
     name = "openlibrary"
+
+    def __init__(self) -> None:
+        self._records = RecordMemo()
 
     def lookup_request(self, citation: Citation, identity: Identity) -> HttpRequest | None:
         isbns = valid_isbns(citation.identifiers.isbn)[:_LOOKUP_ISBNS]
@@ -122,7 +126,7 @@ class OpenLibraryAdapter(SourceAdapter):
             docs = body["docs"]
             if not isinstance(docs, list):
                 raise MalformedResponse("openlibrary: 'docs' is not a list")
-            return [self._search_doc(doc) for doc in docs]
+            return [self._records.record(doc, self._search_doc) for doc in docs]
         if isinstance(body.get("key"), str) and body["key"].startswith("/books/"):
             return [self._edition(body)]
         error = clean_text(body.get("error"))

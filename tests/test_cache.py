@@ -408,3 +408,20 @@ async def test_opening_the_cache_on_the_loop_is_caught_by_the_blocking_detector(
         ResponseCache(tmp_path / "cache")
     async with await ResponseCache.open(tmp_path / "cache") as cache:  # the way to do it
         assert cache.format_version >= 1
+
+
+@pytest.mark.parametrize("headers", [
+    b'{"a":"1","b":null}', b'{"a":["x"]}', b'{"a":{"b":"c"}}', b'{"a":"1","b":2.5}',
+    b'{"a":true}',
+])
+def test_a_header_value_of_any_other_json_type_is_refused(headers: bytes) -> None:
+    # decode_response checks the values' types in one pass: every type but str refuses.
+    with pytest.raises(ValueError, match="must be strings"):
+        decode_response(_framed(b'{"status":200,"headers":' + headers + b"}"))
+
+
+def test_no_headers_and_string_headers_decode() -> None:
+    assert decode_response(_framed(b'{"status":204,"headers":{}}', b"x")) == HttpResponse(
+        204, b"x", {})
+    assert decode_response(_framed(b'{"status":200,"headers":{"a":"1","b":""}}')).headers == {
+        "a": "1", "b": ""}

@@ -27,3 +27,14 @@ def test_query_string_is_urlencode(params: list[tuple[str, str]]) -> None:
 def test_cache_key_sorts_parameters_and_quotes_like_before() -> None:
     request = HttpRequest("/works", (("rows", "5"), ("query", "a b&c")))
     assert request.cache_key() == "/works?query=a+b%26c&rows=5"
+
+
+class _Text(str):
+    """A str subclass: quoted as its text, never through the remembered pairs."""
+
+
+def test_values_that_are_not_plain_strings_quote_as_urlencode_does() -> None:
+    params: list[tuple[object, object]] = [
+        ("rows", 5), (_Text("q"), _Text("a b")), ("x", 2.5), (3, "é"), ("rows", "5")]
+    for _ in range(2):  # the second time through, plain pairs come from the memo
+        assert query_string(params) == urlencode(params)  # type: ignore[arg-type]

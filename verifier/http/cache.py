@@ -24,6 +24,7 @@ reported once through ``on_failure`` and not touched again by that instance.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import sqlite3
@@ -76,6 +77,7 @@ _SELECT = (
     " AND (expire_time IS NULL OR expire_time > ?)"
 )
 _LENGTH_BYTES = 4
+_STR_ONLY = {str}
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
 
@@ -133,6 +135,11 @@ def normalise_origin(base_url: str) -> str:
     )
 
 
+_normalised_origin = functools.lru_cache(maxsize=256)(normalise_origin)
+""":func:`normalise_origin`, remembered: a run has a handful of base URLs and every cache
+read and write names one."""
+
+
 def _reason(exc: BaseException) -> str:
     """A storage failure in words a user can act on."""
     text = str(exc) or type(exc).__name__
@@ -170,7 +177,9 @@ def decode_response(value: object) -> HttpResponse:
     headers = header.get("headers")
     if type(status) is not int or not isinstance(headers, dict):
         raise ValueError("header lacks an integer status or a headers object")
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+    # orjson reads every object key as a str: only the values need a look (one C-level
+    # pass over their types rather than a generator).
+    if headers and set(map(type, headers.values())) != _STR_ONLY:
         raise ValueError("header names and values must be strings")
     return HttpResponse(status=status, body=value[end:], headers=headers)
 
@@ -312,7 +321,7 @@ class ResponseCache:
     def _key(self, source: str, origin: str, request_key: str) -> str:
         if not source or ":" in source:
             raise ValueError(f"source name must be non-empty and free of ':', not {source!r}")
-        return f"v{self._format_version}:{source}:{normalise_origin(origin)} {request_key}"
+        return f"v{self._format_version}:{source}:{_normalised_origin(origin)} {request_key}"
 
     @property
     def failed(self) -> str | None:

@@ -14,6 +14,7 @@ wire work itself is :mod:`verifier.http.aiohttp_session`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -80,6 +81,9 @@ class HttpRequest:
         return key
 
 
+QUOTED_MEMO_SIZE = 1024
+"""Parameter names and values whose quoted form is remembered (least recently used out)."""
+
 _ALWAYS_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
 _QUOTED_BYTES = {b: chr(b) if b in _ALWAYS_SAFE else "+" if b == 0x20 else f"%{b:02X}"
                  for b in range(256)}
@@ -88,9 +92,13 @@ they are, a space as "+", anything else as "%XX" (upper-case hex)."""
 
 
 def _quote_plus(value: object) -> str:
-    """``quote_plus(str(value))``, the same string, by one ``str.translate`` over the
-    value's UTF-8 bytes (read as Latin-1, one character per byte)."""
-    text = value if isinstance(value, str) else str(value)
+    """``quote_plus(str(value))``, the same string (see :func:`_quote_text`)."""
+    return _quote_text(value if isinstance(value, str) else str(value))
+
+
+def _quote_text(text: str) -> str:
+    """``quote_plus(text)``, the same string, by one ``str.translate`` over the text's
+    UTF-8 bytes (read as Latin-1, one character per byte)."""
     if text.isascii():
         return text.translate(_QUOTED_BYTES)
     try:
@@ -100,10 +108,21 @@ def _quote_plus(value: object) -> str:
     return raw.decode("latin-1").translate(_QUOTED_BYTES)
 
 
+@functools.lru_cache(maxsize=QUOTED_MEMO_SIZE)
+def _quoted_pair(name: str, value: str) -> str:
+    """``name=value`` quoted as ``urlencode`` quotes it. Remembered: the parameters every
+    request of a service repeats (a field list, a page size) are quoted once."""
+    return f"{_quote_text(name)}={_quote_text(value)}"
+
+
 def query_string(params: Sequence[tuple[object, object]]) -> str:
     """``urllib.parse.urlencode(params)``, the same string, with a fast path for names and
     values that need no quoting (most of them)."""
-    return "&".join(f"{_quote_plus(k)}={_quote_plus(v)}" for k, v in params)
+    return "&".join([
+        _quoted_pair(k, v) if type(k) is str and type(v) is str
+        else f"{_quote_plus(k)}={_quote_plus(v)}"
+        for k, v in params
+    ])
 
 
 @dataclass(frozen=True, slots=True)
