@@ -61,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="rendered citations (default 20,000; 0 for none)")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.distinct < 0:
+        parser.error("--rounds must be at least 1 and --distinct not negative")
     data = Path(args.data)
     texts = [c.text for c in read_citations(data / "ww2023_citations.csv")]
     if args.distinct > 0:

@@ -37,3 +37,10 @@ def test_every_round_prints_the_time_overall_and_per_path(
     assert out[0] == "2 references: 1 rules, 1 crf"  # the repeated APA text counts once
     assert [line.split(":")[0] for line in out[1:]] == ["round 0", "round 1"]
     assert all(" all " in line and " rules " in line and " crf " in line for line in out[1:])
+
+
+@pytest.mark.parametrize("args", [["--rounds", "0"], ["--distinct", "-1"]])
+def test_nothing_to_time_is_refused_before_any_work(args: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
