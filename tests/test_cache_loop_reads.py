@@ -258,3 +258,13 @@ async def test_fetch_now_reads_nothing_when_the_cache_is_not_to_be_read(
     client, _transport = make_client(cache)
     client._cache_policy = CachePolicy(read=False, positive_ttl_s=DAY, negative_ttl_s=DAY)
     assert client.fetch_now(HttpRequest("/works/1"), CountingReader()) is None
+
+
+@pytest.mark.asyncio
+async def test_a_miss_tried_at_once_then_fetched_is_counted_once(cache: ResponseCache) -> None:
+    client, transport = make_client(cache)
+    reader = CountingReader()
+    assert client.fetch_now(HttpRequest("/works/1"), reader) is None
+    await client.fetch(HttpRequest("/works/1"), asyncio.get_running_loop().time() + 5, reader)
+    stats = await cache.stats()
+    assert (stats.misses, stats.hits, len(transport.sent)) == (1, 0, 1)

@@ -362,10 +362,12 @@ class ResponseCache:
         return await self._run(self._get_blocking, self._key(source, origin, request_key))
 
     def get_now(
-        self, source: str, request_key: str, *, origin: str = ""
+        self, source: str, request_key: str, *, origin: str = "", count_miss: bool = True
     ) -> HttpResponse | None | Any:
         """The stored response, ``None`` on a miss, or :data:`UNDECIDED` when it cannot be
         read on the calling thread at once; then :meth:`get` reads it on the worker.
+        ``count_miss=False`` leaves a miss out of :meth:`stats` (for a caller whose miss
+        is always followed by a read that counts it).
 
         Meant for the event loop's thread: one indexed SQLite ``SELECT`` (tens of
         microseconds), bounded by :data:`READ_BUSY_TIMEOUT_S` when another process holds
@@ -377,7 +379,7 @@ class ResponseCache:
             raise RuntimeError(f"{self!r} used after close()")
         key = self._key(source, origin, request_key)
         if self._failed is not None:
-            self._misses += 1
+            self._misses += count_miss
             return None
         reader = self._reader
         if reader is None or not self._reader_lock.acquire(blocking=False):
@@ -389,7 +391,7 @@ class ResponseCache:
         finally:
             self._reader_lock.release()
         if not rows:
-            self._misses += 1
+            self._misses += count_miss
             return None
         ((mode, value),) = rows
         if mode != MODE_RAW or type(value) is not bytes:

@@ -217,14 +217,16 @@ class PacedClient:
         """``reader``'s value for ``request`` when the cache can give it at once (the
         decoded answers in memory, or the disk cache read on this thread), else None:
         then :meth:`fetch` it. Never waits, never sends, never raises; a hit is counted
-        as :meth:`fetch` counts it. For callers that would otherwise start a task only
-        to read the cache."""
+        as :meth:`fetch` counts it, a miss is left to the :meth:`fetch` that follows. For
+        callers that would otherwise start a task only to read the cache."""
         key = request.cache_key()
-        found = self._cached_now(request, key, f"{type(reader).__qualname__}:{key}", reader)
+        found = self._cached_now(request, key, f"{type(reader).__qualname__}:{key}", reader,
+                                 count_miss=False)
         return None if found is UNDECIDED else found
 
     def _cached_now(
-        self, request: HttpRequest, key: str, flight_key: str, reader: ResponseReader[T]
+        self, request: HttpRequest, key: str, flight_key: str, reader: ResponseReader[T],
+        *, count_miss: bool = True,
     ) -> Fetched[T] | None | Any:
         """The cached answer; None when there is none (or the reader cannot read it);
         :data:`UNDECIDED` when only the cache's worker thread can tell."""
@@ -235,7 +237,8 @@ class PacedClient:
             self._memo.move_to_end(flight_key)
             self.gate.stats.cache_hits += 1
             return Fetched(memo[0], memo[1], 0, True)
-        found = self._cache.get_now(self.cache_scope, key, origin=self.base_url)
+        found = self._cache.get_now(self.cache_scope, key, origin=self.base_url,
+                                    count_miss=count_miss)
         if found is UNDECIDED or found is None:
             return found
         return self._read_cached(request, found, reader, flight_key)
