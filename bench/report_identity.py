@@ -28,10 +28,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench_args import result_file
-from throughput import NotWarm, _warm, distinct_citations
+from throughput import NotWarm, _warm, distinct_citations, warm_cache_engine
 from walters_wilder import (
     DEFAULT_DATA,
-    engine_settings,
     exit_on_sigterm,
     open_world,
     read_citations,
@@ -42,7 +41,6 @@ from verifier import Verifier
 from verifier.citations.models import CitationInput, Report
 from verifier.http.policy import SourcePolicy
 from verifier.settings import Settings
-from verifier.sources import PolicyTable
 
 
 async def _reports(settings: Settings, items: Sequence[CitationInput],
@@ -64,12 +62,7 @@ async def run(args: argparse.Namespace) -> list[bytes]:
                               for i, c in enumerate(citations))]
         async with open_world(corpus, time_scale=50.0, enforce_limits=False,
                               enforce_budgets=False) as world:
-            settings = engine_settings(world.base_urls, keyless=False, time_scale=50.0,
-                                       cache_dir=work / "cache", independence="distinct")
-            settings = replace(settings, keep_parses=False)
-            policies = {name: replace(policy, request_timeout_s=30.0, source_budget_s=120.0,
-                                      daily_budget=None)
-                        for name, policy in PolicyTable.for_settings(settings).policies.items()}
+            settings, policies = warm_cache_engine(world, work / "cache", 50.0)
             await _warm(settings, items, 64, world, policies, args.max_warm_passes,
                         "report-identity")
             reports = await _reports(settings, items, policies)

@@ -157,6 +157,22 @@ async def _pass(settings: Settings, items: Sequence[CitationInput], concurrency:
             "failures": failures}
 
 
+def warm_cache_engine(world: WorldLink, cache_dir: Path, time_scale: float
+                      ) -> tuple[Settings, dict[str, SourcePolicy]]:
+    """The engine's settings and policies for passes over a warm cache in ``cache_dir``
+    against ``world`` (served without limits): it waits patiently (the warm-up only fills
+    the cache, and an answer that times out is not cached), and keeps no parses (every
+    pass parses its citations anew; the W&W bench's cached re-run measures what keeping
+    them saves)."""
+    settings = engine_settings(world.base_urls, keyless=False, time_scale=time_scale,
+                               cache_dir=cache_dir, independence="distinct")
+    settings = replace(settings, keep_parses=False)
+    policies = {name: replace(policy, request_timeout_s=30.0, source_budget_s=120.0,
+                              daily_budget=None)
+                for name, policy in PolicyTable.for_settings(settings).policies.items()}
+    return settings, policies
+
+
 class NotWarm(Exception):
     """The cache could not be warmed: a pass still sent requests."""
 
@@ -194,15 +210,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         # the warm-up only fills the cache, and an answer that times out is not cached.
         async with open_world(corpus, time_scale=scale, in_process=args.world_in_process,
                               enforce_limits=False, enforce_budgets=False) as world:
-            settings = engine_settings(world.base_urls, keyless=False, time_scale=scale,
-                                       cache_dir=work / "cache", independence="distinct")
-            # Every pass parses its citations anew: parses kept from the warm-up would make
-            # the distinct workload a read of stored parses (the W&W bench's cached re-run
-            # measures what keeping them saves).
-            settings = replace(settings, keep_parses=False)
-            policies = {name: replace(policy, request_timeout_s=30.0, source_budget_s=120.0,
-                                      daily_budget=None)
-                        for name, policy in PolicyTable.for_settings(settings).policies.items()}
+            settings, policies = warm_cache_engine(world, work / "cache", scale)
             passes = {
                 "distinct": await _warm(settings, distinct, 64, world, policies,
                                         args.max_warm_passes, "distinct"),
