@@ -21,7 +21,7 @@ from verifier.http.transport import HttpRequest
 from .matching import best_candidate, is_title_by_other_authors
 from .models import Citation, SourceResult, SourceStatus
 from .planner import PlanStep, SourcePlan, StepKind
-from .source_client import QueryResult, SourceClient
+from .source_client import PendingQuery, QueryResult, SourceClient
 from .verdict import independent_groups
 
 
@@ -127,6 +127,9 @@ class PlanRun:
         self._witnesses: int | None = None
         """The count of independent matching sources, kept until a source's answer
         changes (every change goes through :meth:`_add`)."""
+        self._pending: dict[PlanStep, PendingQuery] = {}
+        """Steps :meth:`ask_now` could not answer, with what is left to fetch: the
+        :meth:`ask` that follows takes it up (no request built, no answer read twice)."""
 
     async def run(self, plan: SourcePlan, *, needed: int, width: int | None = None) -> None:
         """Run ``plan`` until ``needed`` independent sources match or the plan is done;
@@ -250,11 +253,14 @@ class PlanRun:
         nothing: the run records answers as they finish (``verifier bench plans`` asks
         every step once this way to replay plans over the answers)."""
         client = self._clients[step.source]
-        request = self._request(step, client)
-        if request is None:
-            return _NO_REQUEST[step.kind]
+        pending = self._pending.pop(step, None)
+        if pending is None:
+            request = self._request(step, client)
+            if request is None:
+                return _NO_REQUEST[step.kind]
+            pending = PendingQuery(request)
         try:
-            answer = await client.query(request, self._deadline)
+            answer = await client.finish(pending, self._deadline)
         except SourceError as exc:
             status = source_status(exc)
             if status is SourceStatus.SKIPPED:
@@ -266,13 +272,17 @@ class PlanRun:
 
     def ask_now(self, step: PlanStep) -> StepOutcome | None:
         """What :meth:`ask` would give, when that needs no waiting (the request is not
-        possible, or the cache holds the answer); else None: then :meth:`ask`."""
+        possible, or the cache holds the answer); else None: then :meth:`ask`, which
+        goes on from where this left off."""
         client = self._clients[step.source]
         request = self._request(step, client)
         if request is None:
             return _NO_REQUEST[step.kind]
         answer = client.query_now(request)
-        return None if answer is None else self._outcome(step, answer)
+        if isinstance(answer, PendingQuery):
+            self._pending[step] = answer
+            return None
+        return self._outcome(step, answer)
 
     def _request(self, step: PlanStep, client: SourceClient) -> HttpRequest | None:
         if step.kind is StepKind.LOOKUP:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from adapters.base import Identity, SourceAdapter
 from verifier.errors import SourceError
-from verifier.http.client import PacedClient
+from verifier.http.client import Fetched, PacedClient
 from verifier.http.deadline import Deadline
 from verifier.http.policy import RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
@@ -38,6 +38,16 @@ class SourceAnswer:
 
     records: list[WorkRecord]
     follow_up: HttpRequest | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingQuery:
+    """A query the cache could not wholly answer at once: what :meth:`SourceClient.finish`
+    still has to fetch. ``first`` is the first answer when the cache held it and only its
+    follow-up is left (so that answer is neither read nor counted twice)."""
+
+    request: HttpRequest
+    first: Fetched[SourceAnswer] | None = None
 
 
 class AdapterReader:
@@ -71,18 +81,18 @@ class SourceClient:
         self.identity = identity
         self.reader = AdapterReader(adapter)
 
-    def query_now(self, request: HttpRequest) -> QueryResult | None:
+    def query_now(self, request: HttpRequest) -> QueryResult | PendingQuery:
         """The answer to ``request`` when the cache holds it, follow-up included
-        (:meth:`PacedClient.fetch_now`), else None: then :meth:`query` it."""
+        (:meth:`PacedClient.fetch_now`); else what is left to :meth:`finish`."""
         first = self.client.fetch_now(request, self.reader)
         if first is None:
-            return None
+            return PendingQuery(request)
         follow_up = first.value.follow_up
         if follow_up is None:
             return QueryResult(first.value.records, 0, True)
         second = self.client.fetch_now(follow_up, self.reader)
         if second is None:
-            return None
+            return PendingQuery(request, first)
         return QueryResult(second.value.records, 0, True)
 
     async def query(self, request: HttpRequest, deadline: float | Deadline) -> QueryResult:
@@ -90,7 +100,13 @@ class SourceClient:
 
         When the adapter asks for a follow-up, it is made here, through the same cache and
         pacing, and its records are the answer."""
-        first = await self.client.fetch(request, deadline, self.reader)
+        return await self.finish(PendingQuery(request), deadline)
+
+    async def finish(self, pending: PendingQuery, deadline: float | Deadline) -> QueryResult:
+        """:meth:`query`, from where :meth:`query_now` left off."""
+        first = pending.first
+        if first is None:
+            first = await self.client.fetch(pending.request, deadline, self.reader)
         follow_up = first.value.follow_up
         if follow_up is None:
             return QueryResult(first.value.records, first.requests, first.cached)
