@@ -16,15 +16,9 @@ from test_cli import clean_environment, few_refs, output_lines, world, world_opt
 
 import verifier.api  # noqa: F401  (imported before any run: no import inside the loop)
 from verifier.citations.models import Status
+from verifier.cli import exit_codes
 from verifier.cli.main import (
     EXIT_CODES_HELP,
-    EXIT_EMPTY,
-    EXIT_FAIL_ON,
-    EXIT_INCONCLUSIVE,
-    EXIT_INPUT_ERRORS,
-    EXIT_NOT_VERIFIED,
-    EXIT_USAGE,
-    EXIT_VERIFIED,
     build_parser,
     check_settings,
     exit_code,
@@ -66,7 +60,7 @@ def test_an_existing_output_is_kept_without_force_or_resume(
 ) -> None:
     out = tmp_path / "out.jsonl"
     out.write_bytes(OLD_RESULTS)
-    assert main(["check", str(refs), "-o", str(out), "--no-cache"]) == EXIT_USAGE
+    assert main(["check", str(refs), "-o", str(out), "--no-cache"]) == exit_codes.USAGE
     err = capsys.readouterr().err
     assert str(out) in err and "--force" in err and "--resume" in err
     assert out.read_bytes() == OLD_RESULTS
@@ -77,11 +71,11 @@ def test_a_run_that_fails_to_start_leaves_the_output_untouched(
 ) -> None:
     out = tmp_path / "out.jsonl"
     out.write_bytes(OLD_RESULTS)
-    assert main(["check", str(refs), "-o", str(out), "--no-cache", "--force"]) == EXIT_USAGE
+    assert main(["check", str(refs), "-o", str(out), "--no-cache", "--force"]) == exit_codes.USAGE
     assert "the cache could not be opened" in capsys.readouterr().err
     assert out.read_bytes() == OLD_RESULTS
     fresh = tmp_path / "fresh.jsonl"
-    assert main(["check", str(refs), "-o", str(fresh), "--no-cache"]) == EXIT_USAGE
+    assert main(["check", str(refs), "-o", str(fresh), "--no-cache"]) == exit_codes.USAGE
     assert {p.name for p in tmp_path.iterdir()} == {"refs.txt", "out.jsonl"}  # nothing left
 
 
@@ -117,7 +111,7 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_runs(
         assert out.read_bytes(), "the first run wrote nothing"
         code = main(["check", str(few_refs), "-o", str(out), "--resume", *options])
         err = capsys.readouterr().err
-        assert code == EXIT_USAGE
+        assert code == exit_codes.USAGE
         assert str(out) in err and "another run" in err
     finally:
         first.stdin.close()
@@ -125,7 +119,7 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_runs(
     ids = [line["id"] for line in output_lines(out)]
     assert len(ids) == len(set(ids)) == 6  # nothing written twice
     # Once the first run is over, the output is free again.
-    assert main(["check", str(few_refs), "-o", str(out), "--resume", *options]) != EXIT_USAGE
+    assert main(["check", str(few_refs), "-o", str(out), "--resume", *options]) != exit_codes.USAGE
 
 
 # -- item 16 and 12: exit codes ------------------------------------------------------------
@@ -141,28 +135,29 @@ def tally(*statuses: Status, input_errors: int = 0, flags: tuple[str, ...] = ())
 
 
 def test_every_outcome_has_its_own_exit_code() -> None:
-    codes = {EXIT_VERIFIED, EXIT_NOT_VERIFIED, EXIT_USAGE, EXIT_INCONCLUSIVE,
-             EXIT_INPUT_ERRORS, EXIT_EMPTY, EXIT_FAIL_ON}
+    codes = {exit_codes.OK, exit_codes.NOT_VERIFIED, exit_codes.USAGE, exit_codes.INCOMPLETE,
+             exit_codes.INPUT_ERRORS, exit_codes.EMPTY, exit_codes.FAIL_ON}
     assert len(codes) == 7
-    assert exit_code(tally()) == EXIT_EMPTY
-    assert exit_code(tally(Status.VERIFIED)) == EXIT_VERIFIED
-    assert exit_code(tally(Status.VERIFIED, Status.NO_TRACE)) == EXIT_NOT_VERIFIED
-    assert exit_code(tally(Status.NO_TRACE, Status.INCONCLUSIVE)) == EXIT_INCONCLUSIVE
-    assert exit_code(tally(Status.VERIFIED, input_errors=1)) == EXIT_INPUT_ERRORS
+    assert exit_code(tally()) == exit_codes.EMPTY
+    assert exit_code(tally(Status.VERIFIED)) == exit_codes.OK
+    assert exit_code(tally(Status.VERIFIED, Status.NO_TRACE)) == exit_codes.NOT_VERIFIED
+    assert exit_code(tally(Status.NO_TRACE, Status.INCONCLUSIVE)) == exit_codes.INCOMPLETE
+    assert exit_code(tally(Status.VERIFIED, input_errors=1)) == exit_codes.INPUT_ERRORS
     # An input error cannot be fixed by running again: it wins over a temporary failure.
-    assert exit_code(tally(Status.INCONCLUSIVE, input_errors=1)) == EXIT_INPUT_ERRORS
+    assert exit_code(tally(Status.INCONCLUSIVE, input_errors=1)) == exit_codes.INPUT_ERRORS
     for code in codes:
         assert f"\n  {code} " in "\n" + EXIT_CODES_HELP
 
 
 def test_fail_on_gates_on_statuses_and_flags() -> None:
     retracted = tally(Status.VERIFIED, flags=("retracted",))
-    assert exit_code(retracted) == EXIT_VERIFIED
-    assert exit_code(retracted, fail_on=("retracted",)) == EXIT_FAIL_ON
-    assert exit_code(tally(Status.VERIFIED), fail_on=("retracted", "no_trace")) == EXIT_VERIFIED
-    assert exit_code(tally(Status.NO_TRACE), fail_on=("retracted", "no_trace")) == EXIT_FAIL_ON
-    assert exit_code(tally(Status.INCONCLUSIVE), fail_on=("no_trace",)) == EXIT_INCONCLUSIVE
-    assert exit_code(tally(input_errors=1), fail_on=("input_error",)) == EXIT_FAIL_ON
+    assert exit_code(retracted) == exit_codes.OK
+    assert exit_code(retracted, fail_on=("retracted",)) == exit_codes.FAIL_ON
+    assert exit_code(tally(Status.VERIFIED), fail_on=("retracted", "no_trace")) == exit_codes.OK
+    assert exit_code(tally(Status.NO_TRACE),
+                     fail_on=("retracted", "no_trace")) == exit_codes.FAIL_ON
+    assert exit_code(tally(Status.INCONCLUSIVE), fail_on=("no_trace",)) == exit_codes.INCOMPLETE
+    assert exit_code(tally(input_errors=1), fail_on=("input_error",)) == exit_codes.FAIL_ON
 
 
 def test_fail_on_counts_the_lines_of_a_resumed_output(tmp_path: Path) -> None:
@@ -172,7 +167,7 @@ def test_fail_on_counts_the_lines_of_a_resumed_output(tmp_path: Path) -> None:
 
 
 def test_fail_on_names_an_unknown_gate(refs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", str(refs), "--fail-on", "retracted,retraced"]) == EXIT_USAGE
+    assert main(["check", str(refs), "--fail-on", "retracted,retraced"]) == exit_codes.USAGE
     err = capsys.readouterr().err
     assert "'retraced'" in err and "no_trace" in err
 
@@ -182,7 +177,7 @@ def test_an_empty_input_has_its_own_exit_code(
 ) -> None:
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n")
-    assert main(["check", str(empty), "--no-cache", "-q"]) == EXIT_EMPTY
+    assert main(["check", str(empty), "--no-cache", "-q"]) == exit_codes.EMPTY
     assert "no citations" in capsys.readouterr().err
 
 
@@ -211,12 +206,12 @@ def test_world_sets_every_source_under_one_root() -> None:
 def test_time_scale_reaches_the_settings(refs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = build_parser().parse_args(["check", "refs.txt", "--time-scale", "20"])
     assert check_settings(args).time_scale == 20.0
-    assert main(["check", str(refs), "--time-scale", "0"]) == EXIT_USAGE
+    assert main(["check", str(refs), "--time-scale", "0"]) == exit_codes.USAGE
     assert "'0'" in capsys.readouterr().err
 
 
 def test_world_is_an_http_url(refs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", str(refs), "--world", "127.0.0.1:5"]) == EXIT_USAGE
+    assert main(["check", str(refs), "--world", "127.0.0.1:5"]) == exit_codes.USAGE
     assert "'127.0.0.1:5'" in capsys.readouterr().err
 
 
@@ -229,21 +224,21 @@ def test_check_against_the_world_option(
     code = main(["check", str(few_refs), "-o", str(out), "-q", "--world", root,
                  "--sources", served, "--cache-dir", str(tmp_path / "c"),
                  "--mailto", "t@example.org"])
-    assert code in (EXIT_VERIFIED, EXIT_NOT_VERIFIED)
+    assert code in (exit_codes.OK, exit_codes.NOT_VERIFIED)
     assert any(line["status"] == "verified" for line in output_lines(out))
 
 
 def test_a_directory_given_as_input_is_named_as_such(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["check", str(tmp_path)]) == EXIT_USAGE
+    assert main(["check", str(tmp_path)]) == exit_codes.USAGE
     assert f"input '{tmp_path}' is a directory" in capsys.readouterr().err
 
 
 def test_an_unwritable_output_is_a_usage_error(
     refs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["check", str(refs), "-o", "/proc/out.jsonl", "--no-cache"]) == EXIT_USAGE
+    assert main(["check", str(refs), "-o", "/proc/out.jsonl", "--no-cache"]) == exit_codes.USAGE
     err = capsys.readouterr().err
     assert "/proc" in err and "internal error" not in err
 

@@ -109,16 +109,6 @@ from .output import (
 )
 from .progress import open_progress, print_summary
 
-EXIT_VERIFIED = exit_codes.OK
-EXIT_NOT_VERIFIED = exit_codes.NOT_VERIFIED
-EXIT_USAGE = exit_codes.USAGE
-EXIT_INCONCLUSIVE = exit_codes.INCOMPLETE
-EXIT_INTERNAL = exit_codes.INTERNAL
-EXIT_INPUT_ERRORS = exit_codes.INPUT_ERRORS
-EXIT_EMPTY = exit_codes.EMPTY
-EXIT_FAIL_ON = exit_codes.FAIL_ON
-EXIT_INTERRUPTED = exit_codes.INTERRUPTED
-
 MAX_CONCURRENCY = 1000
 
 OUTPUT_LINGER_S = 0.05
@@ -163,22 +153,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         if exc.code is None:
             return 0
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        return exc.code if isinstance(exc.code, int) else exit_codes.USAGE
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
     except ConfigError as exc:
         _error(f"verifier {args.command}: error: {exc}")
-        return EXIT_USAGE
+        return exit_codes.USAGE
     except KeyboardInterrupt:  # before or after the run itself (which handles its own)
-        return EXIT_INTERRUPTED
+        return exit_codes.INTERRUPTED
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
         else:
             _error(f"verifier: internal error: {type(exc).__name__}: {exc} "
                    "(--debug shows the traceback)")
-        return EXIT_INTERNAL
+        return exit_codes.INTERNAL
 
 
 # -- argument parsing -------------------------------------------------------------------
@@ -188,7 +178,7 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors as one line naming the bad value (no usage dump), exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(exit_codes.USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -416,7 +406,7 @@ class RunPlan:
     force: bool = False
     """Overwrite an existing output (else it needs ``resume``, or the run is refused)."""
     fail_on: tuple[str, ...] = ()
-    """Statuses and flags that make the exit code :data:`EXIT_FAIL_ON`."""
+    """Statuses and flags that make the exit code :data:`exit_codes.FAIL_ON`."""
 
     format_out: str = "jsonl"
 
@@ -479,24 +469,24 @@ def run_and_report(plan: RunPlan, body: RunBody) -> int:
             _silence_stdout()
             interrupted = True
     run.finish(interrupted=interrupted)
-    return EXIT_INTERRUPTED if interrupted else exit_code(run.tally, plan.fail_on)
+    return exit_codes.INTERRUPTED if interrupted else exit_code(run.tally, plan.fail_on)
 
 
 def exit_code(tally: Tally, fail_on: Sequence[str] = ()) -> int:
     """The exit code of a finished run with these verdicts (see the module docstring):
     the first outcome that applies, in the table's order."""
     if tally.total == 0:
-        return EXIT_EMPTY
+        return exit_codes.EMPTY
     if any(tally.statuses[Status(name)] if name in _STATUS_NAMES else tally.flags[name]
            for name in fail_on):
-        return EXIT_FAIL_ON
+        return exit_codes.FAIL_ON
     if tally.input_errors:
-        return EXIT_INPUT_ERRORS
+        return exit_codes.INPUT_ERRORS
     if tally.statuses[Status.INCONCLUSIVE]:
-        return EXIT_INCONCLUSIVE
+        return exit_codes.INCOMPLETE
     if tally.statuses[Status.UNCONFIRMED] or tally.statuses[Status.NO_TRACE]:
-        return EXIT_NOT_VERIFIED
-    return EXIT_VERIFIED
+        return exit_codes.NOT_VERIFIED
+    return exit_codes.OK
 
 
 _STATUS_NAMES = frozenset(s.value for s in Status)
@@ -632,7 +622,7 @@ class CheckRun:
     def finish(self, *, interrupted: bool) -> None:
         if not interrupted and self.tally.total == 0:
             _error(f"verifier: no citations in {self.input_name}: nothing was checked "
-                   f"(exit {EXIT_EMPTY})")
+                   f"(exit {exit_codes.EMPTY})")
         if self.plan.quiet:
             return
         entries = self.total if self.total is not None else self.read
