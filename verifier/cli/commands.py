@@ -14,13 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 from verifier.sources import summarize
 from verifier.world.cli import add_serve_arguments, run_serve
 
+from .json_lines import write_json_lines
 from .judge_command import add_judge_command
 from .models import add_models_command
 from .premises import add_premises_command
@@ -73,8 +72,7 @@ def run_sources(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     rows = summarize(settings)
     if args.json:
-        for row in rows:
-            sys.stdout.buffer.write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
+        write_json_lines(rows)
         return 0
     print(f"{'source':<16}{'enabled':<9}{'pool':<12}{'limits in force':<48}note")
     for row in rows:

@@ -10,13 +10,12 @@ progress line and summary.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
-
-import orjson
 
 from verifier.endpoints import summarize
 from verifier.settings import Settings
+
+from .json_lines import write_json_lines
 
 
 def add_models_command(commands: Any) -> None:
@@ -34,8 +33,7 @@ def run_models(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     rows = summarize(settings)
     if args.json:
-        for row in rows:
-            sys.stdout.buffer.write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
+        write_json_lines(rows)
         return 0
     print(f"{'interface':<11}{'backend':<11}{'model':<22}{'endpoint':<36}limits in force")
     for row in rows:
