@@ -1,9 +1,13 @@
-"""Argument types the benchmarks share."""
+"""What the benchmarks share about their result file (``--json``): its argument type, and
+how it is written."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 
 def result_file(value: str) -> Path:
@@ -14,3 +18,11 @@ def result_file(value: str) -> Path:
         raise argparse.ArgumentTypeError(
             f"{value}: its folder does not exist (nothing was run)")
     return path
+
+
+def write_result(path: str | Path, result: Any) -> None:
+    """Write a benchmark's result to ``path`` as indented JSON and say where."""
+    Path(path).write_bytes(orjson.dumps(
+        result, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+        | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY))
+    print(f"result file: {path}")

@@ -30,7 +30,6 @@ Reported per dataset:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -43,7 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_args import result_file  # noqa: E402
+from bench_args import result_file, write_result  # noqa: E402
 from claims_data import DEFAULT_DATA, FILES, ClaimRow, read_rows  # noqa: E402
 
 from verifier.llm.offline.decision import MODEL, OfflineDecisionModel  # noqa: E402
@@ -203,8 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     results["wall_s"] = round(time.monotonic() - started, 3)
     print(table(results))
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.json}")
+        write_result(args.json, results)
     return 0
 
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_args import result_file
+from bench_args import result_file, write_result
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
@@ -600,8 +600,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{report['violations']} violations; {report['wall_s']} s wall, "
           f"{report['cpu_s']} s CPU")
     if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n",
-                             encoding="utf-8")
+        write_result(args.json, report)
     return 1 if report["crashes"] or report["violations"] else 0
 
 

@@ -54,8 +54,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-from bench_args import result_file
+from bench_args import result_file, write_result
 from walters_wilder import engine_settings, open_world
 from ww_world import write_world
 
@@ -257,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"statuses: {result['status_counts']}")
     print(f"false positives by reason: {result['false_positive_reasons']}")
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
+        write_result(args.json, result)
     return 0
 
 

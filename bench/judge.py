@@ -57,8 +57,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-from bench_args import result_file
+from bench_args import result_file, write_result
 from judge_endpoint import MODEL, EndpointLimits, endpoint_process
 from judge_world import SERVICES, build_corpus
 from walters_wilder import ANY_KEYS, MAILTO, LoopLagSampler, free_port
@@ -414,8 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     out = asyncio.run(main_async(args))
     if args.json is not None:
-        args.json.write_bytes(orjson.dumps(out, option=orjson.OPT_INDENT_2
-                                           | orjson.OPT_SERIALIZE_NUMPY))
+        write_result(args.json, out)
     return 0
 
 

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench_args import result_file
+from bench_args import result_file, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -394,8 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = asyncio.run(run(args))
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.json}")
+        write_result(args.json, results)
     return 0
 
 

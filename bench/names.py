@@ -43,8 +43,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-from bench_args import result_file
+from bench_args import result_file, write_result
 from rapidfuzz import fuzz, process
 from walters_wilder import DEFAULT_DATA, Labelled, engine_settings, run_once
 from ww_world import build_world_with_manifest, write_world
@@ -257,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {cls:8} {kind:26} n={row['n']:4} verified {row['verified_rate']:.1%} "
                   f"{row['statuses']}")
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
+        write_result(args.json, result)
     return 0
 
 

@@ -79,7 +79,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_args import result_file
+from bench_args import result_file, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -673,7 +673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.show_misses:
         print(format_misses(results[shown].misses, args.show_misses, args.field, args.type_))
     if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_result(args.json, report)
     return 0
 
 

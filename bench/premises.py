@@ -73,7 +73,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_args import result_file  # noqa: E402
+from bench_args import result_file, write_result  # noqa: E402
 from claims_data import DEFAULT_DATA, read_rows  # noqa: E402
 
 from verifier.claims.aggregate import Aggregate  # noqa: E402
@@ -404,8 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(report, f"PremiseCheck bench, backend {report['backend']}"
                         + (" (a baseline)" if report["baseline"] else ""))
     if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.json}")
+        write_result(args.json, report)
     return 0
 
 

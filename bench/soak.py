@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from bench_args import result_file
+from bench_args import result_file, write_result
 from walters_wilder import DEFAULT_DATA, exit_on_sigterm, read_citations, world_corpus
 
 from verifier.settings import KEY_ENV_VARS, SOURCE_NAMES
@@ -340,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = asyncio.run(soak(args))
     report(result)
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
+        write_result(args.json, result)
         print(f"result file: {args.json}")
     return 0 if result["passed"] else 1
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from bench_args import result_file
+from bench_args import result_file, write_result
 from walters_wilder import (
     DEFAULT_DATA,
     WorldLink,
@@ -266,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"verifier bench throughput: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
+        write_result(args.json, result)
         print(f"result file: {args.json}")
     return 0
 

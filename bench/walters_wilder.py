@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from bench_args import result_file
+from bench_args import result_file, write_result
 from scoring import (
     W_AND_W_TYPES,
     Outcome,
@@ -582,8 +582,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     exit_on_sigterm()
     result = asyncio.run(main_async(args))
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
-        print(f"\nresult file: {args.json}")
+        write_result(args.json, result)
     return 0
 
 
