@@ -8,8 +8,9 @@ import asyncio
 import pytest
 
 from verifier.citations.models import Citation, SourceResult, SourceStatus
-from verifier.citations.plan_run import ONLY_TO_CONFIRM, PlanRun, StepOutcome
+from verifier.citations.plan_run import CUT_OFF, ONLY_TO_CONFIRM, PlanRun, StepOutcome
 from verifier.citations.planner import PlanStep, SourcePlan, StepKind
+from verifier.http.deadline import Deadline
 from verifier.http.stats import RunStats
 
 
@@ -77,3 +78,31 @@ async def test_found_once_by_if_none_the_fallback_does_not_ask_a_source_twice(
     asked, results = await run_with({"doaj", "semanticscholar"}, cached)
     assert asked == ["crossref", "openalex", "pubmed", "doaj", "semanticscholar"]
     assert sum(r.status is SourceStatus.MATCH for r in results.values()) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_source_still_out_at_the_deadline_is_cut_off_and_reported_timed_out() -> None:
+    """The citation's deadline scope bounds each wait for the sources: a step that never
+    answers (nothing below honours the deadline) ends the run, and its source says it was
+    cut off, not that it missed."""
+    deadline = Deadline(0.05)
+    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=deadline,
+                  independence="distinct", waiting=lambda: deadline.scope(0.0))
+
+    async def never(step: PlanStep) -> StepOutcome:
+        await asyncio.sleep(3600)
+        raise AssertionError("not reached")
+
+    def crossref_now(step: PlanStep) -> StepOutcome | None:
+        if step.source != "crossref":
+            return None
+        return StepOutcome(SourceResult(SourceStatus.MATCH, requests=1))
+
+    run.ask = never  # type: ignore[method-assign]
+    run.ask_now = crossref_now  # type: ignore[method-assign]
+    with pytest.raises(TimeoutError):
+        await run.run(PLAN, needed=2, width=1)
+    results = run.results()
+    assert results["crossref"].status is SourceStatus.MATCH
+    assert results["openalex"].status is SourceStatus.TIMED_OUT
+    assert results["openalex"].error == CUT_OFF

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from types import TracebackType
 
 import pytest
 
@@ -149,3 +150,53 @@ async def test_the_jobs_run_and_the_results_are_those_without_answers_at_once(
         return attempted, set(done)
 
     assert await outcome(run_now=True) == await outcome(run_now=False)
+
+
+class CountingScope:
+    """An async context that counts its entries and, when given a timeout, bounds the
+    block like ``asyncio.timeout``."""
+
+    def __init__(self, timeout_s: float | None = None) -> None:
+        self.entered = 0
+        self.timeout_s = timeout_s
+
+    def __call__(self) -> CountingScope:
+        return self
+
+    async def __aenter__(self) -> None:
+        self.entered += 1
+        self._timeout = asyncio.timeout(self.timeout_s)
+        await self._timeout.__aenter__()
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self._timeout.__aexit__(kind, exc, tb)
+
+
+@pytest.mark.asyncio
+async def test_jobs_answered_at_once_never_enter_the_waiting_scope() -> None:
+    scope = CountingScope()
+    done: list[str] = []
+    await run_until(["a", "b"], Jobs({}).run, lambda job, r: done.append(r), width=lambda: 1,
+                    enough=lambda: False, run_now=str.upper, waiting=scope)
+    assert (done, scope.entered) == (["A", "B"], 0)
+
+
+@pytest.mark.asyncio
+async def test_each_wait_is_made_inside_the_waiting_scope() -> None:
+    scope = CountingScope()
+    jobs = Jobs({"a": 0.01, "b": 0.01})
+    await run_until(["a", "b"], jobs.run, lambda job, r: None, width=lambda: 1,
+                    enough=lambda: False, waiting=scope)
+    assert (jobs.started, scope.entered) == (["a", "b"], 2)  # one wait a job, one at a time
+
+
+@pytest.mark.asyncio
+async def test_a_waiting_scope_that_times_out_ends_the_run_and_cancels_the_jobs() -> None:
+    jobs = Jobs({"slow": 30.0, "later": 0.0})
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(TimeoutError):
+        await run_until(["slow", "later"], jobs.run, lambda job, r: None, width=lambda: 1,
+                        enough=lambda: False, waiting=CountingScope(0.05))
+    assert asyncio.get_running_loop().time() - started < 10.0
+    assert (jobs.started, jobs.cancelled, jobs.in_flight) == (["slow"], ["slow"], 0)

@@ -30,6 +30,7 @@ from collections.abc import (
     Iterator,
     Sequence,
 )
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 J = TypeVar("J")
@@ -45,6 +46,7 @@ async def run_until(
     enough: Callable[[], bool],
     skip: Callable[[J], bool] = lambda _job: False,
     run_now: Callable[[J], R | None] | None = None,
+    waiting: Callable[[], AbstractAsyncContextManager[Any]] | None = None,
 ) -> None:
     """Run ``jobs`` in order, at most ``width()`` at a time (asked again as results come
     in), skipping those ``skip`` rejects when their turn comes, until all are done or
@@ -54,7 +56,11 @@ async def run_until(
     (not None) is the job's, with no task started for it (an answer the cache holds);
     None means ``run(job)`` must be awaited. Results had at once take their places in
     the width like running jobs and are handed on before anything is awaited, so the
-    jobs started, and the results handed on, are those of ``run`` alone."""
+    jobs started, and the results handed on, are those of ``run`` alone.
+
+    ``waiting()``, when given, is entered around each wait for running jobs (a
+    deadline's scope): what it raises leaves the run, the running jobs cancelled. Jobs
+    that all finish at once never enter it."""
     queue = list(jobs)
     queue.reverse()  # popped from the end: the first job first
     running: dict[asyncio.Future[R], J] = {}
@@ -78,7 +84,11 @@ async def run_until(
                 continue
             if not running:
                 return
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            if waiting is None:
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            else:
+                async with waiting():
+                    done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 on_done(running.pop(task), task.result())
             if enough():

@@ -16,7 +16,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
-from contextlib import aclosing
+from contextlib import AbstractAsyncContextManager, aclosing
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -160,21 +160,24 @@ class CitationChecker:
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
         clients = {n: c for n, c in self._clients.items() if n in options.sources}
+
+        def waiting() -> AbstractAsyncContextManager[None]:
+            return deadline.scope(_DEADLINE_GRACE_S)
+
         main = PlanRun(citation, clients, self.stats, deadline=deadline,
-                       independence=options.independence)
+                       independence=options.independence, waiting=waiting)
         book: PlanRun | None = None
         try:
-            async with deadline.scope(_DEADLINE_GRACE_S):
-                if options.strategy is Strategy.ALL_AT_ONCE:
-                    steps = tuple(PlanStep(s, kind) for s in clients for kind in StepKind)
-                    await main.run(SourcePlan(steps, ()), needed=1, width=len(steps))
-                else:
-                    await main.run(plan_sources(citation, list(clients)), needed=AGREEMENT)
-                    book_citation = book_of(citation)
-                    if book_citation is not None and main.witnesses() < AGREEMENT:
-                        book = PlanRun(book_citation, clients, self.stats, deadline=deadline,
-                                       independence=options.independence)
-                        await book.run(book_plan(book_citation, list(clients)), needed=1)
+            if options.strategy is Strategy.ALL_AT_ONCE:
+                steps = tuple(PlanStep(s, kind) for s in clients for kind in StepKind)
+                await main.run(SourcePlan(steps, ()), needed=1, width=len(steps))
+            else:
+                await main.run(plan_sources(citation, list(clients)), needed=AGREEMENT)
+                book_citation = book_of(citation)
+                if book_citation is not None and main.witnesses() < AGREEMENT:
+                    book = PlanRun(book_citation, clients, self.stats, deadline=deadline,
+                                   independence=options.independence, waiting=waiting)
+                    await book.run(book_plan(book_citation, list(clients)), needed=1)
         except TimeoutError:
             pass  # sources still out are reported timed_out
         return self._report(item, citation, main, book, options,

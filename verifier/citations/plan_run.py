@@ -9,8 +9,10 @@ match (steps still out are cancelled). Every source failure becomes a value: a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 from verifier.concurrency import run_until
 from verifier.errors import SourceError
@@ -116,12 +118,16 @@ class PlanRun:
         *,
         deadline: float | Deadline,
         independence: str,
+        waiting: Callable[[], AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
+        """``waiting()``, when given, is entered around each wait for the sources (the
+        citation's deadline scope): a run the cache answers whole never enters it."""
         self.citation = citation
         self._clients = clients
         self._stats = stats
         self._deadline = deadline
         self._independence = independence
+        self._waiting = waiting
         self._states: dict[str, _SourceState] = {}
         self._needed = 1
         self._witnesses: int | None = None
@@ -189,6 +195,7 @@ class PlanRun:
             width=lambda: width or max(1, needed - self.witnesses()),
             enough=lambda: self.witnesses() >= needed,
             skip=skipped,
+            waiting=self._waiting,
         )
 
     def witnesses(self) -> int:
