@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verifier.citations import plan_run, verdict
-from verifier.citations.models import Citation, SourceResult, SourceStatus
+from verifier.citations.models import (
+    Citation,
+    MatchScores,
+    SourceResult,
+    SourceStatus,
+    WorkRecord,
+)
 from verifier.citations.plan_run import PlanRun
 from verifier.http.stats import RunStats
 
@@ -51,3 +59,25 @@ def test_under_distinct_the_count_is_the_matching_sources_without_grouping(
     assert counts == [1, 1, 2, 2, 2]  # a later miss never undoes a source's match
     monkeypatch.undo()
     assert run.witnesses() == len(verdict.independent_groups(run.results(), "distinct"))
+
+
+_RESULTS = st.builds(
+    SourceResult,
+    status=st.sampled_from(list(SourceStatus)),
+    record=st.none() | st.builds(WorkRecord, source=st.just("crossref"), source_id=st.just("1"),
+                                 url=st.just("u"), title=st.text(max_size=5)),
+    scores=st.none() | st.builds(MatchScores, title=st.floats(0, 1), authors=st.just(1.0),
+                                 year_delta=st.none(), title_match=st.booleans(),
+                                 authors_match=st.booleans()),
+    requests=st.integers(0, 3),
+    cached=st.booleans(),
+    error=st.none() | st.just("e"),
+    reason=st.none() | st.just("r"),
+)
+
+
+@given(_RESULTS)
+def test_one_answer_is_the_result_the_full_rules_give(outcome: SourceResult) -> None:
+    state = plan_run._SourceState()
+    state.add(outcome)
+    assert state.result() == state.combine_all()

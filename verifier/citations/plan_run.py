@@ -73,6 +73,14 @@ class _SourceState:
         return self._result
 
     def _combine(self) -> SourceResult:
+        if len(self.outcomes) == 1 and not self.outcomes[0].status.failed:
+            # One answer that is not a failure: :meth:`combine_all` chooses it field for
+            # field (its requests, and cached exactly when it is), so it is kept as is.
+            return self.outcomes[0]
+        return self.combine_all()
+
+    def combine_all(self) -> SourceResult:
+        """The rules :meth:`result` applies (apart from its shortcut for one answer)."""
         requests = sum(o.requests for o in self.outcomes)
         queried = [o for o in self.outcomes if o.requests or o.cached]
         cached = bool(queried) and all(o.cached for o in queried)
