@@ -38,6 +38,12 @@ ONLY_TO_CONFIRM = "not asked: it only confirms a work another source has found"
 CUT_OFF = "not checked before the citation's deadline"
 
 
+# Answers every run gives alike (immutable values, made once).
+_NOTHING_TO_ASK = SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
+_ONLY_CONFIRMS = SourceResult(SourceStatus.SKIPPED, reason=ONLY_TO_CONFIRM)
+_NOT_NEEDED = SourceResult(SourceStatus.SKIPPED, reason=NOT_NEEDED)
+
+
 @dataclass(frozen=True, slots=True)
 class StepOutcome:
     """What one step's source answered, and the flags it raised."""
@@ -156,10 +162,7 @@ class PlanRun:
         still needed (the cheapest schedule that still answers as soon as possible)."""
         self._needed = needed
         for name in plan.not_applicable:
-            self._add(
-                name,
-                SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search"),
-            )
+            self._add(name, _NOTHING_TO_ASK)
         await self._run_steps(plan.steps, needed, width)
         if plan.if_none and self.witnesses() == 0:
             await self._run_steps(plan.if_none, needed, width)
@@ -173,8 +176,7 @@ class PlanRun:
             # Found nowhere: the fallback's sources were not asked, and say so.
             for source in dict.fromkeys(step.source for step in plan.fallback):
                 if source not in self._states:
-                    self._add(source, SourceResult(SourceStatus.SKIPPED,
-                                                   reason=ONLY_TO_CONFIRM))
+                    self._add(source, _ONLY_CONFIRMS)
 
     async def _run_steps(
         self, steps: tuple[PlanStep, ...], needed: int, width: int | None
@@ -235,7 +237,7 @@ class PlanRun:
             result = state.result()
             if state.pending and not state.matched:
                 if agreed:
-                    result = result or SourceResult(SourceStatus.SKIPPED, reason=NOT_NEEDED)
+                    result = result or _NOT_NEEDED
                 else:
                     evidence = result.record if result else None
                     scores = result.scores if result else None
