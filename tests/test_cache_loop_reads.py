@@ -298,3 +298,10 @@ def test_the_loop_select_reads_one_row_or_none(tmp_path: Path) -> None:
     assert ResponseCache._select_on_loop(db, "old") is None  # expired
     assert ResponseCache._select_on_loop(db, "absent") is None
     db.close()
+
+
+def test_the_loop_reader_maps_the_file_as_diskcache_does(cache: ResponseCache) -> None:
+    reader = cache._reader
+    assert reader is not None
+    (mapped,) = reader.execute("PRAGMA mmap_size").fetchone()
+    assert mapped == cache._cache.sqlite_mmap_size > 0

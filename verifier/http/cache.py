@@ -308,6 +308,11 @@ class ResponseCache:
                 isolation_level=None,
             )
             reader.execute("PRAGMA query_only = 1")
+            # Map the file as diskcache maps it on its own connection (its sqlite_mmap_size
+            # setting): a read of a page outside SQLite's small page cache is then a
+            # memory access rather than a pread system call, which in a warm run is
+            # most reads (measured: 3-5 us of system time per read saved).
+            reader.execute(f"PRAGMA mmap_size = {int(cache.sqlite_mmap_size)}")
             self._reader = reader
         except BaseException:
             cache.close()
