@@ -129,7 +129,7 @@ def string_tuple(value: object) -> tuple[str, ...]:
     """The non-empty strings of a JSON list (ISBNs, ISSNs), stripped; () for anything else."""
     if not isinstance(value, list) or not value:
         return ()
-    return tuple([v.strip() for v in value if isinstance(v, str) and v.strip()])
+    return tuple([text for v in value if isinstance(v, str) and (text := v.strip())])
 
 
 def first_author_name(citation: Citation) -> str:

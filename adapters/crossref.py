@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -136,7 +137,8 @@ class CrossrefAdapter(SourceAdapter):
         else:
             raise MalformedResponse(f"crossref: unexpected message-type {kind!r}")
         retraction_known = _selects(request, "updated-by")
-        return [self._memoised_record(item, retraction_known) for item in items]
+        memoised = self._memoised_record
+        return [memoised(item, retraction_known) for item in items]
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         # Plus responses have been seen spelling the limit "x-rate-limit".
@@ -158,14 +160,15 @@ class CrossrefAdapter(SourceAdapter):
 
     def _memoised_record(self, item: object, retraction_known: bool) -> WorkRecord:
         """``_record(item, retraction_known)``, from the memo when the same item (its
-        search ``score`` aside: the record never reads it) was built before."""
-        if not isinstance(item, dict):
+        search ``score`` aside: the record never reads it) was built before.
+
+        Takes ``score`` out of ``item`` itself: the item is the caller's own, freshly
+        decoded from the body and read by nothing else (no copy made for the key)."""
+        if type(item) is not dict:
             return self._record(item, retraction_known)
-        work = item
-        if "score" in work:  # the answer's ranking, not the work's: left out of the key
-            work = dict(item)
-            del work["score"]
-        key = (retraction_known, item_key(work))
+        # The answer's ranking, not the work's: left out of the key.
+        item.pop("score", None)
+        key = (retraction_known, item_key(item))
         record = self._records.get(key)
         if record is None:
             record = self._records.put(key, self._record(item, retraction_known))
@@ -242,7 +245,13 @@ def _error_detail(response: HttpResponse) -> str:
 def _selects(request: HttpRequest, field: str) -> bool:
     """Whether answers to ``request`` carry ``field`` (every field when nothing is selected)."""
     selected = [value for key, value in request.params if key == "select"]
-    return not selected or field in selected[-1].split(",")
+    return not selected or field in _fields(selected[-1])
+
+
+@functools.lru_cache(maxsize=64)
+def _fields(select: str) -> frozenset[str]:
+    """The field names of a ``select`` value, remembered: every search selects the same."""
+    return frozenset(select.split(","))
 
 
 def _first(value: object) -> object:
@@ -273,10 +282,9 @@ def _authors(value: object) -> tuple[Author, ...]:
         if not isinstance(entry, dict):
             continue
         family, given = clean_text(entry.get("family")), clean_text(entry.get("given"))
-        literal = clean_text(entry.get("name"))  # corporate authors have only "name"
         if family:
             authors.append(Author(family=family, given=given))
-        elif literal:
+        elif literal := clean_text(entry.get("name")):  # corporate authors: only "name"
             authors.append(Author(literal=literal))
         elif given and (author := split_person_name(given)) is not None:
             authors.append(author)

@@ -29,7 +29,8 @@ def blockbuster(request: pytest.FixtureRequest) -> Iterator[BlockBuster | None]:
         # that one function may; every other SQLite call (writes, open, close) stays
         # flagged on the loop.
         # The parse store reads on the loop's thread the same way.
-        for name in ("sqlite3.Connection.execute", "sqlite3.Cursor.fetchall"):
+        for name in ("sqlite3.Connection.execute", "sqlite3.Cursor.fetchall",
+                     "sqlite3.Cursor.fetchone"):
             bb.functions[name].can_block_in("verifier/http/cache.py", "_select_on_loop")
             bb.functions[name].can_block_in("verifier/citations/parse_store.py",
                                             "_select_on_loop")

@@ -268,3 +268,40 @@ async def test_a_miss_tried_at_once_then_fetched_is_counted_once(cache: Response
     await client.fetch(HttpRequest("/works/1"), asyncio.get_running_loop().time() + 5, reader)
     stats = await cache.stats()
     assert (stats.misses, stats.hits, len(transport.sent)) == (1, 0, 1)
+
+
+@pytest.mark.asyncio
+async def test_remembered_key_prefixes_keep_sources_and_origins_apart(
+    cache: ResponseCache,
+) -> None:
+    other = HttpResponse(200, b"another answer", {"content-type": "text/plain"})
+    await cache.put("svc", "/k", RESPONSE, DAY, origin="https://A.example/")
+    await cache.put("svc", "/k", other, DAY, origin="https://b.example")
+    await cache.put("svc2", "/k", other, DAY, origin="https://a.example")
+    for _ in range(2):  # the second round reads through the remembered prefixes
+        assert cache.get_now("svc", "/k", origin="https://a.example") == RESPONSE
+        assert cache.get_now("svc", "/k", origin="https://b.example/") == other
+        assert cache.get_now("svc2", "/k", origin="https://a.example") == other
+        assert cache.get_now("svc2", "/k", origin="https://b.example") is None
+    for _ in range(2):  # a bad source name is refused every time, never remembered
+        with pytest.raises(ValueError, match="free of ':'"):
+            cache.get_now("a:b", "/k")
+
+
+def test_the_loop_select_reads_one_row_or_none(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "t.db")
+    db.execute("CREATE TABLE Cache (key TEXT, raw INTEGER, mode INTEGER, value BLOB,"
+               " expire_time REAL)")
+    db.execute("INSERT INTO Cache VALUES ('k', 1, 1, x'00', NULL)")
+    db.execute("INSERT INTO Cache VALUES ('old', 1, 1, x'00', 1.0)")
+    assert ResponseCache._select_on_loop(db, "k") == (1, b"\x00")
+    assert ResponseCache._select_on_loop(db, "old") is None  # expired
+    assert ResponseCache._select_on_loop(db, "absent") is None
+    db.close()
+
+
+def test_the_loop_reader_maps_the_file_as_diskcache_does(cache: ResponseCache) -> None:
+    reader = cache._reader
+    assert reader is not None
+    (mapped,) = reader.execute("PRAGMA mmap_size").fetchone()
+    assert mapped == cache._cache.sqlite_mmap_size > 0

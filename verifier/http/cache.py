@@ -77,6 +77,9 @@ _SELECT = (
     " AND (expire_time IS NULL OR expire_time > ?)"
 )
 _LENGTH_BYTES = 4
+_PREFIXES = 256
+"""Key prefixes (format version, source, normalised origin) one instance remembers: a
+run has a handful of sources and base URLs, and every read and write names a pair."""
 _STR_ONLY = {str}
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
@@ -171,17 +174,18 @@ def decode_response(value: object) -> HttpResponse:
         header = orjson.loads(memoryview(value)[_LENGTH_BYTES:end])
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"header is not JSON: {exc}") from exc
-    if not isinstance(header, dict):
+    # orjson makes plain dicts, ints and strs, never subclasses: exact type tests suffice.
+    if type(header) is not dict:
         raise ValueError("header is not an object")
     status = header.get("status")
     headers = header.get("headers")
-    if type(status) is not int or not isinstance(headers, dict):
+    if type(status) is not int or type(headers) is not dict:
         raise ValueError("header lacks an integer status or a headers object")
     # orjson reads every object key as a str: only the values need a look (one C-level
     # pass over their types rather than a generator).
     if headers and set(map(type, headers.values())) != _STR_ONLY:
         raise ValueError("header names and values must be strings")
-    return HttpResponse(status=status, body=value[end:], headers=headers)
+    return HttpResponse(status, value[end:], headers)
 
 
 class ResponseCache:
@@ -230,6 +234,7 @@ class ResponseCache:
         "_hits",
         "_misses",
         "_on_failure",
+        "_prefixes",
         "_reader",
         "_reader_lock",
         "_storage_errors",
@@ -258,6 +263,7 @@ class ResponseCache:
         self._format_version = format_version
         self._hits = self._misses = self._stores = self._corrupt = self._storage_errors = 0
         self._on_failure = on_failure
+        self._prefixes: dict[tuple[str, str], str] = {}
         self._failed: str | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-cache")
         self._closed = False
@@ -302,6 +308,11 @@ class ResponseCache:
                 isolation_level=None,
             )
             reader.execute("PRAGMA query_only = 1")
+            # Map the file as diskcache maps it on its own connection (its sqlite_mmap_size
+            # setting): a read of a page outside SQLite's small page cache is then a
+            # memory access rather than a pread system call, which in a warm run is
+            # most reads (measured: 3-5 us of system time per read saved).
+            reader.execute(f"PRAGMA mmap_size = {int(cache.sqlite_mmap_size)}")
             self._reader = reader
         except BaseException:
             cache.close()
@@ -319,9 +330,15 @@ class ResponseCache:
         return self._format_version
 
     def _key(self, source: str, origin: str, request_key: str) -> str:
-        if not source or ":" in source:
-            raise ValueError(f"source name must be non-empty and free of ':', not {source!r}")
-        return f"v{self._format_version}:{source}:{_normalised_origin(origin)} {request_key}"
+        prefix = self._prefixes.get((source, origin))
+        if prefix is None:
+            if not source or ":" in source:
+                raise ValueError(
+                    f"source name must be non-empty and free of ':', not {source!r}")
+            prefix = f"v{self._format_version}:{source}:{_normalised_origin(origin)} "
+            if len(self._prefixes) < _PREFIXES:
+                self._prefixes[(source, origin)] = prefix
+        return prefix + request_key
 
     @property
     def failed(self) -> str | None:
@@ -385,15 +402,15 @@ class ResponseCache:
         if reader is None or not self._reader_lock.acquire(blocking=False):
             return UNDECIDED
         try:
-            rows = self._select_on_loop(reader, key)
+            row = self._select_on_loop(reader, key)
         except sqlite3.Error:
             return UNDECIDED  # busy, or failing: the worker finds out which, and reports
         finally:
             self._reader_lock.release()
-        if not rows:
+        if row is None:
             self._misses += count_miss
             return None
-        ((mode, value),) = rows
+        mode, value = row
         if mode != MODE_RAW or type(value) is not bytes:
             return UNDECIDED
         try:
@@ -404,10 +421,12 @@ class ResponseCache:
         return response
 
     @staticmethod
-    def _select_on_loop(reader: sqlite3.Connection, key: str) -> list[Any]:
+    def _select_on_loop(reader: sqlite3.Connection, key: str) -> Any:
         """The one blocking call made on the loop's thread, bounded by the busy timeout
-        (the test suite's blocking-call detector allows exactly this function)."""
-        return reader.execute(_SELECT, (key, time.time())).fetchall()
+        (the test suite's blocking-call detector allows exactly this function): the
+        entry's ``(mode, value)`` row, or None. One row at most: diskcache keys its table
+        by a unique ``(key, raw)`` index, so no second step looks for another."""
+        return reader.execute(_SELECT, (key, time.time())).fetchone()
 
     def _get_blocking(self, key: str) -> HttpResponse | None:
         if self._failed is not None:
