@@ -43,7 +43,7 @@ from typing import TypeVar
 
 from verifier.identifiers import find_arxiv, normalize_doi
 
-from .matching import same_author
+from .matching import authors_in_order, same_author
 from .models import (
     Author,
     Citation,
@@ -249,9 +249,9 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     author (same rules as matching: particles, initials, organisation acronyms), spelt
     alike, in the record's order, and, unless the cited list ends in "et al." (``et_al``),
     no record author is left out. Given names only need compatible initials."""
-    cited, found = _persons(cited), _persons(found)
-    if _agree_in_order(cited, found, et_al):
+    if authors_in_order(cited, found, et_al):  # _agree_in_order on comparable names
         return True
+    cited, found = _persons(cited), _persons(found)
     pairs = _pair_authors(cited, found)
     if any(p is None for p in pairs):
         return False

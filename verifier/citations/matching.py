@@ -164,6 +164,9 @@ class _Name:
     """The first of ``initials`` ("" for none)."""
     transliterated: str
     """``transliteration_key(key)``: computed once per author, not once per comparison."""
+    spelling_keys: frozenset[str]
+    """``family_variants`` of the family name, else of the literal: the keys under which
+    the report takes two paired names as spelt alike (:func:`authors_in_order`)."""
 
 
 def _name(author: Author) -> _Name:
@@ -186,6 +189,7 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
             organisation="",
             initial=given_initials[:1],
             transliterated=transliteration_key(key),
+            spelling_keys=family_variants(family),
         )
     words = literal.split()
     # A literal may be an organisation or a person the source did not split.
@@ -202,6 +206,7 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
         organisation=normalize_title(literal),
         initial=literal_initials[:1],
         transliterated=transliteration_key(key),
+        spelling_keys=family_variants(literal),
     )
 
 
@@ -411,6 +416,26 @@ def same_author(cited: Author, found: Author) -> bool:
     return _compatible(a, b, SLIP_MIN_LENGTH)
 
 
+def authors_in_order(cited: Sequence[Author], found: Sequence[Author], et_al: bool) -> bool:
+    """Over the authors that have a family name or a literal: each cited author shares a
+    spelling key (``family_variants`` of the family name, else of the literal) with the
+    record author at the same position and is that person (:func:`same_author`), and no
+    record author is left out unless ``et_al``. The report's in-order test
+    (:func:`verifier.citations.discrepancies.authors_agree`) on comparable names (the
+    citation's are the ones the matching made, :func:`_cited_names`)."""
+    cited_names, found_names = _cited_names(cited), _named(found)
+    if len(found_names) != len(cited_names) and not (
+            et_al and len(found_names) > len(cited_names)):
+        return False
+    for c, f in zip(cited_names, found_names, strict=False):
+        if c.key and c.key == f.key and c.initial == f.initial:
+            continue  # the full key is among both names' spelling keys: same_author
+        if c.spelling_keys.isdisjoint(f.spelling_keys) or not _compatible(
+                c, f, SLIP_MIN_LENGTH):
+            return False
+    return True
+
+
 # ---------------------------------------------------------------------------------------
 # One record against one citation
 
@@ -424,8 +449,16 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
     cited, found = citation.authors, record.authors
     catalogue = record.source in CATALOGUE_SOURCES
     if any(_is_person(a) for a in cited):
-        share, shared = _overlap_names(_cited_names(cited), _named(found),
-                                       catalogue=catalogue)
+        cited_names, found_names = _cited_names(cited), _named(found)
+        if len(cited_names) == len(found_names):
+            for c, f in zip(cited_names, found_names, strict=True):
+                if not c.key or c.key != f.key or c.initial != f.initial:
+                    break
+            else:
+                # The same names in the same order (full key and first initial):
+                # _overlap_names pairs them all, (1.0, len(cited_names) >= 1).
+                return 1.0, True
+        share, shared = _overlap_names(cited_names, found_names, catalogue=catalogue)
         return share, shared >= 1 and share >= AUTHOR_THRESHOLD
     # No person cited: nobody at all, or organisations only.
     if cited and found:
