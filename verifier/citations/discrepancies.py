@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import TypeVar
 
 from verifier.identifiers import find_arxiv, normalize_doi
@@ -202,6 +203,14 @@ def _spelt_alike(cited: Author, found: Author) -> bool:
 
 def _persons(authors: Sequence[Author]) -> list[Author]:
     return [a for a in authors if a.family or a.literal]
+
+
+def _names_anyone(authors: Sequence[Author]) -> bool:
+    """``_persons(authors)`` is not empty (found without the list)."""
+    for author in authors:
+        if author.family or author.literal:
+            return True
+    return False
 
 
 def _name_keys(author: Author) -> frozenset[str]:
@@ -380,14 +389,15 @@ def _year(value: int | None) -> str:
 
 _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
 
+# Plain attributes are read by attrgetter (no Python frame per read).
 _FIELDS: tuple[_Field, ...] = (
-    _Field("title", lambda c: c.title, lambda r: r.title, titles_agree),
+    _Field("title", attrgetter("title"), attrgetter("title"), titles_agree),
     _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b),
-    _Field("container", lambda c: c.container, lambda r: r.container, containers_agree),
-    _Field("volume", lambda c: c.volume, lambda r: r.volume, numbers_agree),
-    _Field("issue", lambda c: c.issue, lambda r: r.issue, numbers_agree),
-    _Field("pages", lambda c: c.pages, lambda r: r.pages, pages_agree),
-    _Field("publisher", lambda c: c.publisher, lambda r: r.publisher, publishers_agree),
+    _Field("container", attrgetter("container"), attrgetter("container"), containers_agree),
+    _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree),
+    _Field("issue", attrgetter("issue"), attrgetter("issue"), numbers_agree),
+    _Field("pages", attrgetter("pages"), attrgetter("pages"), pages_agree),
+    _Field("publisher", attrgetter("publisher"), attrgetter("publisher"), publishers_agree),
     _Field(
         "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree
     ),
@@ -415,6 +425,13 @@ def _field_discrepancy(
     cited = field.cited(citation).strip()
     if not cited:
         return None
+    return _cited_field_discrepancy(field, cited, sourced)
+
+
+def _cited_field_discrepancy(
+    field: _Field, cited: str, sourced: Sequence[tuple[str, WorkRecord]]
+) -> Discrepancy | None:
+    """:func:`_field_discrepancy` given the cited value, stripped and not empty."""
     found, same = field.found, field.same
     container = field.name == "container"
     values: list[tuple[str, str]] = []
@@ -444,16 +461,17 @@ def _same_list_or_truncated(a: Sequence[Author], b: Sequence[Author]) -> bool:
 def _authors_discrepancy(
     citation: Citation, sourced: Sequence[tuple[str, WorkRecord]]
 ) -> Discrepancy | None:
-    if not _persons(citation.authors):
+    if not _names_anyone(citation.authors):
         return None
-    values = [(s, r.authors) for s, r in sourced if _persons(r.authors)]
     differing: list[tuple[Author, ...]] = []  # lists found to differ from the cited one
-    for _, listed in values:
-        if listed in differing:
+    for _, record in sourced:
+        listed = record.authors
+        if not _names_anyone(listed) or listed in differing:
             continue  # another source's very list (the comparison is pure)
         if authors_agree(citation.authors, listed, citation.et_al):
             return None  # an agreeing source supports the cited list
         differing.append(listed)
+    values = [(s, r.authors) for s, r in sourced if _names_anyone(r.authors)]
     agreed = consensus(values, _same_list_or_truncated, fullness=len)
     if agreed is None:
         return None
@@ -490,16 +508,23 @@ def discrepancies_of(
     if not sourced:
         return ()
     records = [r for _, r in sourced]
-    found: list[Discrepancy | None] = []
+    found: list[Discrepancy] = []
     for field in _FIELDS:
-        if field.name == "publisher" and not _is_bookish(citation, records):
-            continue
-        if field.name == "doi" and _doi_is_records_arxiv(citation, records):
-            continue
-        found.append(_field_discrepancy(field, citation, sourced))
+        # A field the citation leaves out is never a discrepancy: its value is read first
+        # (the publisher and DOI tests below are pure, so their order does not matter).
+        cited = field.cited(citation).strip()
+        if cited and not (
+            (field.name == "publisher" and not _is_bookish(citation, records))
+            or (field.name == "doi" and _doi_is_records_arxiv(citation, records))
+        ):
+            discrepancy = _cited_field_discrepancy(field, cited, sourced)
+            if discrepancy is not None:
+                found.append(discrepancy)
         if field.name == "title":
-            found.append(_authors_discrepancy(citation, sourced))
-    return tuple(d for d in found if d is not None)
+            discrepancy = _authors_discrepancy(citation, sourced)
+            if discrepancy is not None:
+                found.append(discrepancy)
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------
@@ -521,6 +546,9 @@ DOI_REGISTRIES: tuple[str, ...] = ("crossref", "openalex")
 none of them resolves resolves nowhere."""
 
 
+# Run for every agreeing record's container, which recur from record to record: memoised
+# (bounded).
+@lru_cache(maxsize=16384)
 def is_preprint_server(name: str) -> bool:
     """The container names a preprint server, not a journal or conference."""
     return bool(PREPRINT_SERVERS.match(normalize_title(name)))

@@ -321,7 +321,8 @@ def _count_shared_names(
 def _named(authors: Sequence[Author]) -> list[_Name]:
     """The comparable names of the authors that have a family name or a literal, in
     order."""
-    return [_name(a) for a in authors if a.family or a.literal]
+    name_of = _name_of  # _name without its frame: one call per author
+    return [name_of(a.family, a.given, a.literal) for a in authors if a.family or a.literal]
 
 
 _NAMED_MEMO_SIZE = 512
