@@ -587,7 +587,10 @@ def doi_not_found(citation: Citation, results: Mapping[str, SourceResult]) -> bo
     :data:`DOI_REGISTRIES` that was asked answered (match or no match, never an error or
     a timeout), at least one did (OpenAlex for an arXiv DataCite DOI), and no record of
     any source carries the DOI."""
-    doi = _versionless(normalize_doi(citation.identifiers.doi or "") or "")
+    cited = citation.identifiers.doi
+    if not cited:
+        return False  # no cited DOI (normalize_doi finds none in "")
+    doi = _versionless(normalize_doi(cited) or "")
     if not doi:
         return False
     asked = {s: results[s] for s in DOI_REGISTRIES if s in results

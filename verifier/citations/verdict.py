@@ -53,7 +53,7 @@ aggregator copied both."""
 
 
 def matching_sources(results: Mapping[str, SourceResult]) -> tuple[str, ...]:
-    return tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
+    return tuple([s for s, r in results.items() if r.status is SourceStatus.MATCH])
 
 
 def _same_identifier(a: SourceResult, b: SourceResult, kind: str) -> bool:
