@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from citation_strategies import (
     AUTHOR_LISTS,
@@ -425,7 +425,7 @@ def test_the_title_shown_is_the_slow_paths(cited: str, shown: list[str]) -> None
 @given(citations().flatmap(records_for), citations().flatmap(records_for))
 def test_a_record_replaced_is_dataclasses_replace(record: WorkRecord, other: WorkRecord
                                                   ) -> None:
-    changes = {"title": other.title, "pages": other.pages, "year": other.year,
+    changes: dict[str, Any] = {"title": other.title, "pages": other.pages, "year": other.year,
                "identifiers": other.identifiers, "authors": other.authors}
     for count in range(len(changes) + 1):
         some = dict(list(changes.items())[:count])
