@@ -134,6 +134,8 @@ def _form_similarity(cited: _TitleForm, found: _TitleForm) -> float:
     a, b = cited.whole, found.whole
     if not a or not b:
         return 0.0
+    if a == b:
+        return 1.0  # fuzz.ratio gives 100 for equal texts; a main title's score is lower
     best = _ratio(a, b)
     if cited.has_subtitle and not found.has_subtitle:
         if cited.main_stands:
@@ -724,10 +726,13 @@ def best_candidate(
     # scored so far, neither it nor any later record can win, nor tie and come earlier:
     # the result is max() over all scored records, without scoring the hopeless ones.
     cited = _title_form(citation.title)
-    forms = [_title_form(r.title) for r in records]
-    titles = [_form_similarity(cited, form) for form in forms]
-    bounds = [(_rank_bound(cited, form, title), -i)
-              for i, (form, title) in enumerate(zip(forms, titles, strict=True))]
+    titles: list[float] = []
+    bounds: list[tuple[tuple[bool, float, float], int]] = []
+    for i, record in enumerate(records):
+        form = _title_form(record.title)
+        title = _form_similarity(cited, form)
+        titles.append(title)
+        bounds.append((_rank_bound(cited, form, title), -i))
     best: tuple[WorkRecord, MatchScores] | None = None
     best_rank: tuple[tuple[bool, float, float], int] | None = None
     for bound in sorted(bounds, reverse=True):
