@@ -430,3 +430,7 @@ def test_a_record_replaced_is_dataclasses_replace(record: WorkRecord, other: Wor
     for count in range(len(changes) + 1):
         some = dict(list(changes.items())[:count])
         assert C._replaced(record, some) == replace(record, **some)
+    ids = {"doi": other.identifiers.doi, "isbn": ("9780000000002",), "pmid": "123"}
+    for count in range(len(ids) + 1):
+        some = dict(list(ids.items())[:count])
+        assert C._replaced(record.identifiers, some) == replace(record.identifiers, **some)

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from unidecode import unidecode
 
@@ -48,7 +48,15 @@ from .discrepancies import (
     parse_pages,
     short_name,
 )
-from .models import Author, Citation, Correction, SourceResult, WorkRecord, WorkType
+from .models import (
+    Author,
+    Citation,
+    Correction,
+    Identifiers,
+    SourceResult,
+    WorkRecord,
+    WorkType,
+)
 from .normalize import normalize_title, split_title, strip_markup
 from .verdict import agreeing_records
 
@@ -132,23 +140,38 @@ def _merged_changes(record: WorkRecord, others: Sequence[WorkRecord]) -> dict[st
                     found[name] = given
                     break
     if found:
-        changes["identifiers"] = replace(ids, **found)
+        changes["identifiers"] = _replaced(ids, found)
     return changes
 
 
-_RECORD_FIELDS = tuple(f.name for f in fields(WorkRecord))
-_RECORD_POSITIONS = {name: position for position, name in enumerate(_RECORD_FIELDS)}
-_get_record_fields = attrgetter(*_RECORD_FIELDS)
+_Value = TypeVar("_Value", WorkRecord, Identifiers)
 
 
-def _replaced(record: WorkRecord, changes: Mapping[str, Any]) -> WorkRecord:
-    """``dataclasses.replace(record, **changes)`` without its per-field checks: every
-    field of a :class:`WorkRecord` is an ``__init__`` argument, in field order, so the
-    record's values with ``changes`` put in their places make the same record."""
-    values = list(_get_record_fields(record))
-    for name, value in changes.items():
-        values[_RECORD_POSITIONS[name]] = value
-    return WorkRecord(*values)
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A value class's fields as :func:`_replaced` reads and sets them."""
+
+    positions: dict[str, int]
+    read: attrgetter[Any]
+
+
+_SHAPES = {
+    kind: _Shape({f.name: i for i, f in enumerate(fields(kind))},
+                 attrgetter(*(f.name for f in fields(kind))))
+    for kind in (WorkRecord, Identifiers)
+}
+
+
+def _replaced(value: _Value, changes: Mapping[str, Any]) -> _Value:
+    """``dataclasses.replace(value, **changes)`` without its per-field checks: every
+    field of a :class:`WorkRecord` or :class:`Identifiers` is an ``__init__`` argument,
+    in field order, so the value's fields with ``changes`` put in their places make the
+    same value."""
+    shape = _SHAPES[type(value)]
+    values = list(shape.read(value))
+    for name, given in changes.items():
+        values[shape.positions[name]] = given
+    return type(value)(*values)
 
 
 def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
