@@ -513,14 +513,15 @@ def discrepancies_of(
         # A field the citation leaves out is never a discrepancy: its value is read first
         # (the publisher and DOI tests below are pure, so their order does not matter).
         cited = field.cited(citation).strip()
+        name = field.name
         if cited and not (
-            (field.name == "publisher" and not _is_bookish(citation, records))
-            or (field.name == "doi" and _doi_is_records_arxiv(citation, records))
+            (name == "publisher" and not _is_bookish(citation, records))
+            or (name == "doi" and _doi_is_records_arxiv(citation, records))
         ):
             discrepancy = _cited_field_discrepancy(field, cited, sourced)
             if discrepancy is not None:
                 found.append(discrepancy)
-        if field.name == "title":
+        if name == "title":
             discrepancy = _authors_discrepancy(citation, sourced)
             if discrepancy is not None:
                 found.append(discrepancy)
