@@ -447,11 +447,19 @@ def _is_person(author: Author) -> bool:
     return bool(author.family)
 
 
+def _names_a_person(authors: Sequence[Author]) -> bool:
+    """``any(_is_person(a) for a in authors)`` without a generator."""
+    for author in authors:
+        if author.family:
+            return True
+    return False
+
+
 def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tuple[float, bool]:
     """(authors score, authors_match) under the rules of :func:`score_record`."""
     cited, found = citation.authors, record.authors
     catalogue = record.source in CATALOGUE_SOURCES
-    if any(_is_person(a) for a in cited):
+    if _names_a_person(cited):
         cited_names, found_names = _cited_names(cited), _named(found)
         if len(cited_names) == len(found_names):
             for c, f in zip(cited_names, found_names, strict=True):
