@@ -3,13 +3,21 @@
 :func:`best_candidate` scores only the records that can still win (a bound from the
 titles); the slow path scores every record and takes ``max``. :func:`title_similarity`
 works from per-title forms; the slow path is the code before it had them.
-:func:`same_author` is :func:`author_overlap` of two one-author lists.
+:func:`same_author` is :func:`author_overlap` of two one-author lists. The authorship
+verdict's shortcut for the same names in the same order gives what the overlap gives.
 """
 
 from __future__ import annotations
 
-from citation_strategies import authors, citation_and_records, titles
+from citation_strategies import (
+    AUTHOR_LISTS,
+    author_lists_like,
+    authors,
+    citation_and_records,
+    titles,
+)
 from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from verifier.citations import matching
 from verifier.citations.matching import (
@@ -48,6 +56,15 @@ def slow_best_candidate(
     if not scored:
         return None
     return max(scored, key=lambda pair: (pair[1].is_match, pair[1].title, pair[1].authors))
+
+
+def slow_person_verdict(citation: Citation, record: WorkRecord) -> tuple[float, bool]:
+    """:func:`matching._authors_verdict` for a citation naming a person, before the
+    in-order shortcut."""
+    share, shared = matching._overlap_names(
+        matching._named(citation.authors), matching._named(record.authors),
+        catalogue=record.source in matching.CATALOGUE_SOURCES)
+    return share, shared >= 1 and share >= matching.AUTHOR_THRESHOLD
 
 
 # ---------------------------------------------------------------------------------------
@@ -115,3 +132,26 @@ def test_a_shared_main_title_lifts_a_far_title_into_contention() -> None:
 def test_same_author_is_the_overlap_of_two_one_author_lists(cited: Author, found: Author
                                                             ) -> None:
     assert same_author(cited, found) is (author_overlap((cited,), (found,), et_al=False) == 1.0)
+
+
+@st.composite
+def cited_and_listed(draw: st.DrawFn) -> tuple[tuple[Author, ...], tuple[Author, ...]]:
+    cited = draw(AUTHOR_LISTS.filter(lambda a: any(x.family for x in a)))
+    return cited, draw(author_lists_like(cited))
+
+
+@settings(max_examples=1000)
+@given(cited_and_listed(), st.sampled_from(["crossref", "openlibrary"]))
+@example(((Author("Smith", "J."), Author("Smith", "John")),
+          (Author("Smith", "John"), Author("Smith", "J."))), "crossref")
+@example(((Author("-", "J."),), (Author("-", "J."),)), "crossref")
+@example(((Author("Smith", "J."), Author(literal="WHO")),
+          (Author("Smith", "Jo"), Author(literal="World Health Organization"))), "crossref")
+def test_the_authors_verdict_for_names_in_order_is_the_overlaps(
+    lists: tuple[tuple[Author, ...], tuple[Author, ...]], source: str
+) -> None:
+    cited, found = lists
+    citation = Citation(authors=cited, title="A title")
+    record = WorkRecord(source=source, source_id="1", url="", title="A title", authors=found)
+    assert matching._authors_verdict(citation, record, 1.0) == \
+        slow_person_verdict(citation, record)

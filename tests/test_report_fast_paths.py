@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from citation_strategies import (
     AUTHOR_LISTS,
@@ -244,12 +244,25 @@ def slow_bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
     return [(name, value) for name, value in fields if name and value]
 
 
+def slow_shown_title(cited: str, titles: Sequence[str]) -> str:
+    shown = next((t for t in titles if t), "")
+    for other in titles[1:]:
+        if C._extends(other, shown):
+            shown = other
+    if cited and not C.is_all_caps(cited) and (
+            normalize_title(cited) == normalize_title(shown) or C._extends(cited, shown)):
+        shown = cited
+    if C.is_all_caps(shown):
+        shown = C._sentence_case(shown, [cited, *titles])
+    return shown
+
+
 def slow_correction_for(citation: Citation, record: WorkRecord,
                         others: Sequence[WorkRecord] = (), *, key: str = "",
                         retracted: bool = False) -> Correction:
     merged = slow_merge_records(record, others)
-    merged = replace(merged, title=C.shown_title(citation.title,
-                                                 [r.title for r in (record, *others)]))
+    merged = replace(merged, title=slow_shown_title(citation.title,
+                                                    [r.title for r in (record, *others)]))
     kind = C.work_kind(merged, citation)
     return Correction(apa=C.apa_reference(merged, kind, retracted=retracted),
                       bibtex=C.bibtex_entry(merged, kind, key=key, retracted=retracted))
@@ -396,3 +409,28 @@ def test_authority_rank_is_the_position_in_authority() -> None:
 
     assert [authority_rank(s) for s in AUTHORITY] == [AUTHORITY.index(s) for s in AUTHORITY]
     assert authority_rank("elsewhere") == len(AUTHORITY)
+
+
+CAPS_TITLES = st.sampled_from(["ADAPTIVE RATES OF THINGS", "THE NHS AND DNA: A STUDY",
+                               "Adaptive rates", "", "NHS"])
+
+
+@settings(max_examples=1000)
+@given(titles() | CAPS_TITLES, st.lists(titles() | CAPS_TITLES, max_size=3))
+def test_the_title_shown_is_the_slow_paths(cited: str, shown: list[str]) -> None:
+    assert C.shown_title(cited, shown) == slow_shown_title(cited, shown)
+
+
+@settings(max_examples=300, deadline=None)
+@given(citations().flatmap(records_for), citations().flatmap(records_for))
+def test_a_record_replaced_is_dataclasses_replace(record: WorkRecord, other: WorkRecord
+                                                  ) -> None:
+    changes: dict[str, Any] = {"title": other.title, "pages": other.pages, "year": other.year,
+               "identifiers": other.identifiers, "authors": other.authors}
+    for count in range(len(changes) + 1):
+        some = dict(list(changes.items())[:count])
+        assert C._replaced(record, some) == replace(record, **some)
+    ids = {"doi": other.identifiers.doi, "isbn": ("9780000000002",), "pmid": "123"}
+    for count in range(len(ids) + 1):
+        some = dict(list(ids.items())[:count])
+        assert C._replaced(record.identifiers, some) == replace(record.identifiers, **some)

@@ -57,7 +57,7 @@ from .verdict import (
     AGREEMENT,
     agreeing_records,
     decide,
-    retraction_status,
+    retraction_of,
 )
 
 if TYPE_CHECKING:
@@ -321,11 +321,13 @@ def report_from_results(
         found.discard("title_by_other_authors")
         if not citation.authors and not citation.et_al:
             found.add(NO_AUTHORS_FLAG)
-    if preprint_cited_as_published_of(citation, [r for _, r in sourced]):
+    records = [r for _, r in sourced]
+    if preprint_cited_as_published_of(citation, records):
         found.add(PREPRINT_CITED_AS_PUBLISHED_FLAG)
     if doi_not_found(citation, results):
         found.add(DOI_NOT_FOUND_FLAG)
-    retraction = retraction_status(results, agreeing) if agreeing else Retraction.UNKNOWN
+    # The agreeing records are the ones retraction_status reads (its order aside).
+    retraction = retraction_of(records) if agreeing else Retraction.UNKNOWN
     if retraction is Retraction.RETRACTED:
         found.add(RETRACTED_FLAG)
     return Report(

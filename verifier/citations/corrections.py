@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any
+from operator import attrgetter
+from typing import Any, TypeVar
 
 from unidecode import unidecode
 
@@ -47,7 +48,15 @@ from .discrepancies import (
     parse_pages,
     short_name,
 )
-from .models import Author, Citation, Correction, SourceResult, WorkRecord, WorkType
+from .models import (
+    Author,
+    Citation,
+    Correction,
+    Identifiers,
+    SourceResult,
+    WorkRecord,
+    WorkType,
+)
 from .normalize import normalize_title, split_title, strip_markup
 from .verdict import agreeing_records
 
@@ -73,6 +82,8 @@ _GIVEN_FIELDS = ("title", "authors", "container", "volume", "issue", "publisher"
 _GIVEN_IDENTIFIERS = ("doi", "isbn", "issn", "arxiv", "pmid", "pmcid")
 """The identifiers a merge takes from another record when the record lacks them (never
 the URL)."""
+_get_given_fields = attrgetter(*_GIVEN_FIELDS)
+_get_given_identifiers = attrgetter(*_GIVEN_IDENTIFIERS)
 
 
 def merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) -> WorkRecord:
@@ -81,7 +92,7 @@ def merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) -> Work
     first page is completed from a range another record gives. Nothing ``record`` gives
     is replaced."""
     changes = _merged_changes(record, others)
-    return replace(record, **changes) if changes else record
+    return _replaced(record, changes) if changes else record
 
 
 def _merged_changes(record: WorkRecord, others: Sequence[WorkRecord]) -> dict[str, Any]:
@@ -90,34 +101,77 @@ def _merged_changes(record: WorkRecord, others: Sequence[WorkRecord]) -> dict[st
     changes: dict[str, Any] = {}
     if not others:
         return changes
-    for name in _GIVEN_FIELDS:
-        if not getattr(record, name):
-            given = next((v for other in others if (v := getattr(other, name))), None)
-            if given is not None:
-                changes[name] = given
+    # The fields read at once (attrgetter) and the others only for the ones missing.
+    for name, value in zip(_GIVEN_FIELDS, _get_given_fields(record), strict=True):
+        if not value:
+            for other in others:
+                given = getattr(other, name)
+                if given:
+                    changes[name] = given
+                    break
     if record.year is None:
-        year = next((o.year for o in others if o.year is not None), None)
-        if year is not None:
-            changes["year"] = year
+        for other in others:
+            if other.year is not None:
+                changes["year"] = other.year
+                break
     if record.type is WorkType.UNKNOWN:
-        kind = next((o.type for o in others if o.type is not WorkType.UNKNOWN), None)
-        if kind is not None:
-            changes["type"] = kind
-    pages = record.pages or next((o.pages for o in others if o.pages), record.pages)
-    pages = _fuller_pages(pages, [o.pages for o in others])
+        for other in others:
+            if other.type is not WorkType.UNKNOWN:
+                changes["type"] = other.type
+                break
+    pages = record.pages
+    if not pages:
+        for other in others:
+            if other.pages:
+                pages = other.pages
+                break
+    own = parse_pages(pages)
+    if own is not None and not own.last:  # only a first page: _fuller_pages may complete it
+        pages = _fuller_pages(pages, [o.pages for o in others])
     if pages != record.pages:
         changes["pages"] = pages
     ids = record.identifiers
     found: dict[str, Any] = {}
-    for name in _GIVEN_IDENTIFIERS:
-        if not getattr(ids, name):
-            given = next((v for other in others if (v := getattr(other.identifiers, name))),
-                         None)
-            if given is not None:
-                found[name] = given
+    for name, value in zip(_GIVEN_IDENTIFIERS, _get_given_identifiers(ids), strict=True):
+        if not value:
+            for other in others:
+                given = getattr(other.identifiers, name)
+                if given:
+                    found[name] = given
+                    break
     if found:
-        changes["identifiers"] = replace(ids, **found)
+        changes["identifiers"] = _replaced(ids, found)
     return changes
+
+
+_Value = TypeVar("_Value", WorkRecord, Identifiers)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A value class's fields as :func:`_replaced` reads and sets them."""
+
+    positions: dict[str, int]
+    read: attrgetter[Any]
+
+
+_SHAPES = {
+    kind: _Shape({f.name: i for i, f in enumerate(fields(kind))},
+                 attrgetter(*(f.name for f in fields(kind))))
+    for kind in (WorkRecord, Identifiers)
+}
+
+
+def _replaced(value: _Value, changes: Mapping[str, Any]) -> _Value:
+    """``dataclasses.replace(value, **changes)`` without its per-field checks: every
+    field of a :class:`WorkRecord` or :class:`Identifiers` is an ``__init__`` argument,
+    in field order, so the value's fields with ``changes`` put in their places make the
+    same value."""
+    shape = _SHAPES[type(value)]
+    values = list(shape.read(value))
+    for name, given in changes.items():
+        values[shape.positions[name]] = given
+    return type(value)(*values)
 
 
 def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
@@ -190,13 +244,17 @@ def shown_title(cited: str, titles: Sequence[str]) -> str:
     authoritative first), replaced by a later one that extends it with a subtitle, then
     by the ``cited`` title when that has the same words (its casing is kept) or extends
     it; an ALL-CAPS result is shown in sentence case."""
-    shown = next((t for t in titles if t), "")
+    shown = ""
+    for title in titles:
+        if title:
+            shown = title
+            break
     for other in titles[1:]:
         if _extends(other, shown):
             shown = other
     if cited and not is_all_caps(cited) and (
             normalize_title(cited) == normalize_title(shown) or _extends(cited, shown)):
-        shown = cited
+        return cited  # not in capitals: no sentence case
     if is_all_caps(shown):
         shown = _sentence_case(shown, [cited, *titles])
     return shown
@@ -338,7 +396,7 @@ def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
     else:
         head = f"{title} {date}"
     parts = (head.strip(), _apa_source(record, kind), _apa_link(record))
-    return " ".join(p for p in parts if p)
+    return " ".join([p for p in parts if p])
 
 
 # ---------------------------------------------------------------------------------------
@@ -413,7 +471,17 @@ def _bibtex_name(author: Author) -> str:
 
 
 def _bibtex_names(authors: Sequence[Author]) -> str:
-    return " and ".join(_bibtex_name(a) for a in authors if a.family or a.literal)
+    """The named authors joined by " and ", each as :func:`_bibtex_name` gives it (written
+    out here: one loop, no call per author)."""
+    escape = bibtex_escape
+    names: list[str] = []
+    for a in authors:
+        if a.family:
+            names.append(f"{escape(a.family)}, {escape(a.given)}" if a.given
+                         else escape(a.family))
+        elif a.literal:
+            names.append(f"{{{escape(a.literal)}}}")
+    return " and ".join(names)
 
 
 @lru_cache(maxsize=16384)
@@ -426,18 +494,28 @@ def bibtex_key(record: WorkRecord) -> str:
     """``FamilyYearFirstword`` in ASCII ("Lanza2000Prospects"): the first author's family
     name (an organisation's first word; "Anon" for none), the year ("nd" for none) and the
     first word of the title that is not an article or a preposition."""
-    people = [a for a in (*record.authors, *record.editors) if a.family or a.literal]
-    first = people[0] if people else None
+    first = _first_person(record.authors) or _first_person(record.editors)
     if first is None:
         name = "Anon"
     elif first.family:
         name = _key_word(first.family)
     else:
         name = _key_word(first.literal.split()[0])
-    word = next((w for w in normalize_title(record.title).split() if w not in _KEY_STOPWORDS),
-                "")
+    word = ""
+    for candidate in normalize_title(record.title).split():
+        if candidate not in _KEY_STOPWORDS:
+            word = candidate
+            break
     year = str(record.year) if record.year is not None else "nd"
     return f"{name or 'Anon'}{year}{_key_word(word) if word else ''}"
+
+
+def _first_person(authors: Sequence[Author]) -> Author | None:
+    """The first author with a family name or a literal, None for none."""
+    for author in authors:
+        if author.family or author.literal:
+            return author
+    return None
 
 
 def _bibtex_pages(pages: str) -> str:
@@ -460,24 +538,34 @@ _CONTAINER_FIELDS = {
 
 def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
                    ) -> list[tuple[str, str]]:
-    """(field, value) pairs, values already escaped; empty values left out."""
-    container = bibtex_escape(record.container)
+    """(field, value) pairs, values already escaped; empty values left out (an empty
+    field is not formatted at all: every formatter gives "" for "")."""
+    fields: list[tuple[str, str]] = []
+    if record.authors and (value := _bibtex_names(record.authors)):
+        fields.append(("author", value))
+    if record.editors and (value := _bibtex_names(record.editors)):
+        fields.append(("editor", value))
+    if record.title and (value := _protect_title(record.title)):
+        fields.append(("title", value))
     container_field = _CONTAINER_FIELDS.get(kind, "howpublished")
-    publisher_field = "school" if kind is WorkType.THESIS else "publisher"
-    fields = [
-        ("author", _bibtex_names(record.authors)),
-        ("editor", _bibtex_names(record.editors)),
-        ("title", _protect_title(record.title)),
-        (container_field, container),
-        ("year", str(record.year) if record.year is not None else ""),
-        ("volume", bibtex_escape(record.volume)),
-        ("number", bibtex_escape(record.issue)),
-        ("pages", _bibtex_pages(record.pages)),
-        (publisher_field, bibtex_escape(record.publisher)),
-        ("doi", _DOI_NOISE.sub("", record.identifiers.doi or "")),
-        ("note", bibtex_escape(note)),
-    ]
-    return [(name, value) for name, value in fields if name and value]
+    if container_field and record.container and (value := bibtex_escape(record.container)):
+        fields.append((container_field, value))
+    if record.year is not None:
+        fields.append(("year", str(record.year)))
+    if record.volume and (value := bibtex_escape(record.volume)):
+        fields.append(("volume", value))
+    if record.issue and (value := bibtex_escape(record.issue)):
+        fields.append(("number", value))
+    if record.pages and (value := _bibtex_pages(record.pages)):
+        fields.append(("pages", value))
+    if record.publisher and (value := bibtex_escape(record.publisher)):
+        fields.append(("school" if kind is WorkType.THESIS else "publisher", value))
+    doi = record.identifiers.doi
+    if doi and (value := _DOI_NOISE.sub("", doi)):
+        fields.append(("doi", value))
+    if note and (value := bibtex_escape(note)):
+        fields.append(("note", value))
+    return fields
 
 
 def _thesis_type(record: WorkRecord) -> str:
@@ -532,7 +620,7 @@ def correction_for(
         changes["title"] = title
     else:
         changes.pop("title", None)
-    merged = replace(record, **changes) if changes else record
+    merged = _replaced(record, changes) if changes else record
     kind = work_kind(merged, citation)
     return Correction(apa=apa_reference(merged, kind, retracted=retracted),
                       bibtex=bibtex_entry(merged, kind, key=key, retracted=retracted))

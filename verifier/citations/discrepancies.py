@@ -39,11 +39,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import TypeVar
 
 from verifier.identifiers import find_arxiv, normalize_doi
 
-from .matching import same_author
+from .matching import authors_in_order, same_author
 from .models import (
     Author,
     Citation,
@@ -204,6 +205,14 @@ def _persons(authors: Sequence[Author]) -> list[Author]:
     return [a for a in authors if a.family or a.literal]
 
 
+def _names_anyone(authors: Sequence[Author]) -> bool:
+    """``_persons(authors)`` is not empty (found without the list)."""
+    for author in authors:
+        if author.family or author.literal:
+            return True
+    return False
+
+
 def _name_keys(author: Author) -> frozenset[str]:
     return family_variants(author.family or author.literal)
 
@@ -249,9 +258,9 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     author (same rules as matching: particles, initials, organisation acronyms), spelt
     alike, in the record's order, and, unless the cited list ends in "et al." (``et_al``),
     no record author is left out. Given names only need compatible initials."""
-    cited, found = _persons(cited), _persons(found)
-    if _agree_in_order(cited, found, et_al):
+    if authors_in_order(cited, found, et_al):  # _agree_in_order on comparable names
         return True
+    cited, found = _persons(cited), _persons(found)
     pairs = _pair_authors(cited, found)
     if any(p is None for p in pairs):
         return False
@@ -380,14 +389,15 @@ def _year(value: int | None) -> str:
 
 _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
 
+# Plain attributes are read by attrgetter (no Python frame per read).
 _FIELDS: tuple[_Field, ...] = (
-    _Field("title", lambda c: c.title, lambda r: r.title, titles_agree),
+    _Field("title", attrgetter("title"), attrgetter("title"), titles_agree),
     _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b),
-    _Field("container", lambda c: c.container, lambda r: r.container, containers_agree),
-    _Field("volume", lambda c: c.volume, lambda r: r.volume, numbers_agree),
-    _Field("issue", lambda c: c.issue, lambda r: r.issue, numbers_agree),
-    _Field("pages", lambda c: c.pages, lambda r: r.pages, pages_agree),
-    _Field("publisher", lambda c: c.publisher, lambda r: r.publisher, publishers_agree),
+    _Field("container", attrgetter("container"), attrgetter("container"), containers_agree),
+    _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree),
+    _Field("issue", attrgetter("issue"), attrgetter("issue"), numbers_agree),
+    _Field("pages", attrgetter("pages"), attrgetter("pages"), pages_agree),
+    _Field("publisher", attrgetter("publisher"), attrgetter("publisher"), publishers_agree),
     _Field(
         "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree
     ),
@@ -415,6 +425,13 @@ def _field_discrepancy(
     cited = field.cited(citation).strip()
     if not cited:
         return None
+    return _cited_field_discrepancy(field, cited, sourced)
+
+
+def _cited_field_discrepancy(
+    field: _Field, cited: str, sourced: Sequence[tuple[str, WorkRecord]]
+) -> Discrepancy | None:
+    """:func:`_field_discrepancy` given the cited value, stripped and not empty."""
     found, same = field.found, field.same
     container = field.name == "container"
     values: list[tuple[str, str]] = []
@@ -444,16 +461,17 @@ def _same_list_or_truncated(a: Sequence[Author], b: Sequence[Author]) -> bool:
 def _authors_discrepancy(
     citation: Citation, sourced: Sequence[tuple[str, WorkRecord]]
 ) -> Discrepancy | None:
-    if not _persons(citation.authors):
+    if not _names_anyone(citation.authors):
         return None
-    values = [(s, r.authors) for s, r in sourced if _persons(r.authors)]
     differing: list[tuple[Author, ...]] = []  # lists found to differ from the cited one
-    for _, listed in values:
-        if listed in differing:
+    for _, record in sourced:
+        listed = record.authors
+        if not _names_anyone(listed) or listed in differing:
             continue  # another source's very list (the comparison is pure)
         if authors_agree(citation.authors, listed, citation.et_al):
             return None  # an agreeing source supports the cited list
         differing.append(listed)
+    values = [(s, r.authors) for s, r in sourced if _names_anyone(r.authors)]
     agreed = consensus(values, _same_list_or_truncated, fullness=len)
     if agreed is None:
         return None
@@ -490,16 +508,24 @@ def discrepancies_of(
     if not sourced:
         return ()
     records = [r for _, r in sourced]
-    found: list[Discrepancy | None] = []
+    found: list[Discrepancy] = []
     for field in _FIELDS:
-        if field.name == "publisher" and not _is_bookish(citation, records):
-            continue
-        if field.name == "doi" and _doi_is_records_arxiv(citation, records):
-            continue
-        found.append(_field_discrepancy(field, citation, sourced))
-        if field.name == "title":
-            found.append(_authors_discrepancy(citation, sourced))
-    return tuple(d for d in found if d is not None)
+        # A field the citation leaves out is never a discrepancy: its value is read first
+        # (the publisher and DOI tests below are pure, so their order does not matter).
+        cited = field.cited(citation).strip()
+        name = field.name
+        if cited and not (
+            (name == "publisher" and not _is_bookish(citation, records))
+            or (name == "doi" and _doi_is_records_arxiv(citation, records))
+        ):
+            discrepancy = _cited_field_discrepancy(field, cited, sourced)
+            if discrepancy is not None:
+                found.append(discrepancy)
+        if name == "title":
+            discrepancy = _authors_discrepancy(citation, sourced)
+            if discrepancy is not None:
+                found.append(discrepancy)
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------
@@ -521,6 +547,9 @@ DOI_REGISTRIES: tuple[str, ...] = ("crossref", "openalex")
 none of them resolves resolves nowhere."""
 
 
+# Run for every agreeing record's container, which recur from record to record: memoised
+# (bounded).
+@lru_cache(maxsize=16384)
 def is_preprint_server(name: str) -> bool:
     """The container names a preprint server, not a journal or conference."""
     return bool(PREPRINT_SERVERS.match(normalize_title(name)))
@@ -559,7 +588,10 @@ def doi_not_found(citation: Citation, results: Mapping[str, SourceResult]) -> bo
     :data:`DOI_REGISTRIES` that was asked answered (match or no match, never an error or
     a timeout), at least one did (OpenAlex for an arXiv DataCite DOI), and no record of
     any source carries the DOI."""
-    doi = _versionless(normalize_doi(citation.identifiers.doi or "") or "")
+    cited = citation.identifiers.doi
+    if not cited:
+        return False  # no cited DOI (normalize_doi finds none in "")
+    doi = _versionless(normalize_doi(cited) or "")
     if not doi:
         return False
     asked = {s: results[s] for s in DOI_REGISTRIES if s in results

@@ -134,6 +134,8 @@ def _form_similarity(cited: _TitleForm, found: _TitleForm) -> float:
     a, b = cited.whole, found.whole
     if not a or not b:
         return 0.0
+    if a == b:
+        return 1.0  # fuzz.ratio gives 100 for equal texts; a main title's score is lower
     best = _ratio(a, b)
     if cited.has_subtitle and not found.has_subtitle:
         if cited.main_stands:
@@ -164,6 +166,9 @@ class _Name:
     """The first of ``initials`` ("" for none)."""
     transliterated: str
     """``transliteration_key(key)``: computed once per author, not once per comparison."""
+    spelling_keys: frozenset[str]
+    """``family_variants`` of the family name, else of the literal: the keys under which
+    the report takes two paired names as spelt alike (:func:`authors_in_order`)."""
 
 
 def _name(author: Author) -> _Name:
@@ -186,6 +191,7 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
             organisation="",
             initial=given_initials[:1],
             transliterated=transliteration_key(key),
+            spelling_keys=family_variants(family),
         )
     words = literal.split()
     # A literal may be an organisation or a person the source did not split.
@@ -202,6 +208,7 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
         organisation=normalize_title(literal),
         initial=literal_initials[:1],
         transliterated=transliteration_key(key),
+        spelling_keys=family_variants(literal),
     )
 
 
@@ -316,7 +323,8 @@ def _count_shared_names(
 def _named(authors: Sequence[Author]) -> list[_Name]:
     """The comparable names of the authors that have a family name or a literal, in
     order."""
-    return [_name(a) for a in authors if a.family or a.literal]
+    name_of = _name_of  # _name without its frame: one call per author
+    return [name_of(a.family, a.given, a.literal) for a in authors if a.family or a.literal]
 
 
 _NAMED_MEMO_SIZE = 512
@@ -411,6 +419,26 @@ def same_author(cited: Author, found: Author) -> bool:
     return _compatible(a, b, SLIP_MIN_LENGTH)
 
 
+def authors_in_order(cited: Sequence[Author], found: Sequence[Author], et_al: bool) -> bool:
+    """Over the authors that have a family name or a literal: each cited author shares a
+    spelling key (``family_variants`` of the family name, else of the literal) with the
+    record author at the same position and is that person (:func:`same_author`), and no
+    record author is left out unless ``et_al``. The report's in-order test
+    (:func:`verifier.citations.discrepancies.authors_agree`) on comparable names (the
+    citation's are the ones the matching made, :func:`_cited_names`)."""
+    cited_names, found_names = _cited_names(cited), _named(found)
+    if len(found_names) != len(cited_names) and not (
+            et_al and len(found_names) > len(cited_names)):
+        return False
+    for c, f in zip(cited_names, found_names, strict=False):
+        if c.key and c.key == f.key and c.initial == f.initial:
+            continue  # the full key is among both names' spelling keys: same_author
+        if c.spelling_keys.isdisjoint(f.spelling_keys) or not _compatible(
+                c, f, SLIP_MIN_LENGTH):
+            return False
+    return True
+
+
 # ---------------------------------------------------------------------------------------
 # One record against one citation
 
@@ -419,13 +447,29 @@ def _is_person(author: Author) -> bool:
     return bool(author.family)
 
 
+def _names_a_person(authors: Sequence[Author]) -> bool:
+    """``any(_is_person(a) for a in authors)`` without a generator."""
+    for author in authors:
+        if author.family:
+            return True
+    return False
+
+
 def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tuple[float, bool]:
     """(authors score, authors_match) under the rules of :func:`score_record`."""
     cited, found = citation.authors, record.authors
     catalogue = record.source in CATALOGUE_SOURCES
-    if any(_is_person(a) for a in cited):
-        share, shared = _overlap_names(_cited_names(cited), _named(found),
-                                       catalogue=catalogue)
+    if _names_a_person(cited):
+        cited_names, found_names = _cited_names(cited), _named(found)
+        if len(cited_names) == len(found_names):
+            for c, f in zip(cited_names, found_names, strict=True):
+                if not c.key or c.key != f.key or c.initial != f.initial:
+                    break
+            else:
+                # The same names in the same order (full key and first initial):
+                # _overlap_names pairs them all, (1.0, len(cited_names) >= 1).
+                return 1.0, True
+        share, shared = _overlap_names(cited_names, found_names, catalogue=catalogue)
         return share, shared >= 1 and share >= AUTHOR_THRESHOLD
     # No person cited: nobody at all, or organisations only.
     if cited and found:
@@ -690,10 +734,13 @@ def best_candidate(
     # scored so far, neither it nor any later record can win, nor tie and come earlier:
     # the result is max() over all scored records, without scoring the hopeless ones.
     cited = _title_form(citation.title)
-    forms = [_title_form(r.title) for r in records]
-    titles = [_form_similarity(cited, form) for form in forms]
-    bounds = [(_rank_bound(cited, form, title), -i)
-              for i, (form, title) in enumerate(zip(forms, titles, strict=True))]
+    titles: list[float] = []
+    bounds: list[tuple[tuple[bool, float, float], int]] = []
+    for i, record in enumerate(records):
+        form = _title_form(record.title)
+        title = _form_similarity(cited, form)
+        titles.append(title)
+        bounds.append((_rank_bound(cited, form, title), -i))
     best: tuple[WorkRecord, MatchScores] | None = None
     best_rank: tuple[tuple[bool, float, float], int] | None = None
     for bound in sorted(bounds, reverse=True):

@@ -53,7 +53,7 @@ aggregator copied both."""
 
 
 def matching_sources(results: Mapping[str, SourceResult]) -> tuple[str, ...]:
-    return tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
+    return tuple([s for s, r in results.items() if r.status is SourceStatus.MATCH])
 
 
 def _same_identifier(a: SourceResult, b: SourceResult, kind: str) -> bool:
@@ -113,8 +113,12 @@ def decide(results: Mapping[str, SourceResult], independence: str = "distinct") 
 def retraction_status(results: Mapping[str, SourceResult], agreeing: tuple[str, ...]) -> Retraction:
     """``retracted`` if any matching source says so; ``clean`` only when a matching source
     that carries retraction data says not; ``unknown`` otherwise."""
-    records = [results[s].record for s in agreeing]
-    said = [r.retracted for r in records if r is not None]
+    return retraction_of([r for s in agreeing if (r := results[s].record) is not None])
+
+
+def retraction_of(records: Sequence[WorkRecord]) -> Retraction:
+    """:func:`retraction_status` given the agreeing sources' records (in any order)."""
+    said = [r.retracted for r in records]
     if any(v is True for v in said):
         return Retraction.RETRACTED
     if any(v is False for v in said):
