@@ -1,0 +1,75 @@
+"""The rule parser's second-pass fast paths give exactly what the plain computations give.
+
+Each property compares a fast path with the computation it replaced (kept here as the
+"slow" version) on text generated to reach the edges of the fast path's condition.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from verifier.citations.parsing import tail
+
+# ---------------------------------------------------------------------------------------
+# Numeric tails of plain numbers: items read as numbers
+
+
+def slow_peel_tail(value: str, known_year: int | None) -> tail.Tail:
+    stripped = tail.strip_trailing_notes(value)
+    match = tail._TAIL.search(stripped, tail._tail_search_start(stripped))
+    if match is None:
+        return tail.Tail(stripped)
+    found = tail._interpret(match.group("tail"), stripped[: match.start()], known_year)
+    if found.pages and not found.volume and tail.is_year_range(found.pages):
+        return tail.Tail(stripped)
+    return found
+
+
+WORD_PIECES = st.sampled_from([
+    "Nature", "Journal of Things", "Phys. Rev. D", "vol.", "no", "pp.", "May", "enero",
+    "Suppl", "IV", "e", "E", "en", "ab", "(2004)", "(3)", " ", ", ", ".", "É", "x",
+])
+NUMBERS = st.sampled_from([
+    "1", "12", "2004", "1999", "e26439", "e", "e1", "45-67", "12–13", "7—9", "1‐2", "12.3",
+    "-", "–", "e5-e9", "0", "",
+])
+SEPARATORS = st.sampled_from([" ", "  ", ", ", ",", ";", ":", ".", "-", " - ", ". "])
+# Numbers with a separator after each: long runs of digits make the full tail pattern
+# backtrack for seconds, which says nothing about the fast path.
+PLAIN_TAILS = st.tuples(
+    st.lists(WORD_PIECES | st.text(max_size=2), max_size=6).map("".join),
+    st.lists(st.tuples(NUMBERS, SEPARATORS).map("".join), min_size=1, max_size=8).map("".join),
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(PLAIN_TAILS, st.integers(min_value=0, max_value=40))
+@example("Conservation Biology, 30, 318-347", 20)
+@example("Energy Policy, 50, e26439", 13)
+@example("Periodontology 2000, 62, 7-9", 14)
+@example("Revista, enero 12", 8)
+def test_a_tail_of_plain_numbers_is_found_as_the_full_pattern_finds_it(
+    value: str, start: int
+) -> None:
+    start = min(start, len(value))
+    if tail._PLAIN_NUMBERS.fullmatch(value, start) is None:
+        return
+    full, fast = tail._TAIL.search(value, start), tail._NUMBER_TAIL.search(value, start)
+    assert (full and (full.span(), full.group("tail"))) == (
+        fast and (fast.span(), fast.group("tail"))
+    )
+    if full is not None:
+        items = list(tail._ITEM_PARTS.finditer(full.group("tail")))
+        assert all(item.lastgroup == "num" for item in items)
+        assert [item.group() for item in items] == tail._NUMBER_ITEM.findall(full.group("tail"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(PLAIN_TAILS | st.text(max_size=30), st.sampled_from([None, 1999, 2004]))
+@example("Conservation Biology, 30, 318-347", 1995)
+@example("Periodontology 2000, 62, 7-9", 2013)
+@example("The South African War, 1899-1902", None)
+@example("Phys. Rev. D95, 12-14", None)
+def test_a_tail_is_peeled_as_before(value: str, known_year: int | None) -> None:
+    assert tail.peel_tail(value, known_year) == slow_peel_tail(value, known_year)
