@@ -6,10 +6,13 @@ Each property compares a fast path with the computation it replaced (kept here a
 
 from __future__ import annotations
 
+import re
+import sys
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from verifier.citations.parsing import tail
+from verifier.citations.parsing import names, tail
 
 # ---------------------------------------------------------------------------------------
 # Numeric tails of plain numbers: items read as numbers
@@ -73,3 +76,35 @@ def test_a_tail_of_plain_numbers_is_found_as_the_full_pattern_finds_it(
 @example("Phys. Rev. D95, 12-14", None)
 def test_a_tail_is_peeled_as_before(value: str, known_year: int | None) -> None:
     assert tail.peel_tail(value, known_year) == slow_peel_tail(value, known_year)
+
+
+# ---------------------------------------------------------------------------------------
+# "et al." and its kin: the first-letter look-ahead changes no match
+
+ET_AL_PIECES = st.sampled_from([
+    " ", ",", ", ", "&", "& ", "et", "Et", "ET", "et.", "al", "al.", "alii", "and", "others",
+    "u.", "a.", "a", "kol.", "i", "in.", "ı", "İ", "и", "др.", "coll.", "col.", "y", "e", "…",
+    "...", "(...)", "ſ", "\u212a", "Smith", "E", "Y",
+])
+ET_AL_TEXTS = st.lists(ET_AL_PIECES | st.text(max_size=2), max_size=8).map("".join)
+
+
+@settings(max_examples=500)
+@given(ET_AL_TEXTS, st.integers(min_value=0, max_value=4))
+@example(", et al.", 0)
+@example(" & others", 0)
+@example(", İ in.", 0)
+@example(" (...)", 0)
+def test_et_al_matches_as_without_its_look_ahead(value: str, start: int) -> None:
+    plain = re.compile(names._ET_AL.pattern.replace("(?=[eaui&иy….(])", ""), names._ET_AL.flags)
+    assert plain.pattern != names._ET_AL.pattern
+    new, old = names._ET_AL.match(value, start), plain.match(value, start)
+    assert (new and new.span()) == (old and old.span())
+
+
+def test_the_first_letter_class_holds_exactly_the_first_letters_of_the_alternatives() -> None:
+    first = re.compile(r"[eaui&иy….(]", re.I)
+    alternatives = re.compile(r"(?:e|a|u|i|&|и|y|…|\.|\()", re.I)
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert bool(first.match(char)) == bool(alternatives.match(char)), char
