@@ -12,7 +12,10 @@ import sys
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from verifier.citations.parsing import names, tail
+from verifier import identifiers as ids
+from verifier.citations.identifiers import find_identifiers
+from verifier.citations.models import Identifiers
+from verifier.citations.parsing import names, tail, text
 
 # ---------------------------------------------------------------------------------------
 # Numeric tails of plain numbers: items read as numbers
@@ -108,3 +111,70 @@ def test_the_first_letter_class_holds_exactly_the_first_letters_of_the_alternati
     for code in range(sys.maxunicode + 1):
         char = chr(code)
         assert bool(first.match(char)) == bool(alternatives.match(char)), char
+
+
+# ---------------------------------------------------------------------------------------
+# Clean-up of a prepared text: spaces joined again only after a substitution
+
+CLEANUP_PIECES = st.sampled_from([
+    " ", "  ", "\t", "\u00a0", "\u2003", "\n", "( )", "(.)", "[ ; ]", "()", "[]", "( 2004)",
+    "https://doi.org/10.1038/x", "doi: 10.1/abc", "10.1234/abc", "www.example.org/a",
+    "arXiv:1810.04805", "PMID: 123", "PMCID: PMC123456", "ISBN 978-0-306-40615-7",
+    "ISSN 1234-5679", "Retrieved from", "Available at:", "[Online]", "(accessed 3 May 2020)",
+    "URL", "DOI", "preprint", "online", "Phys .Rev ,036003", "andR. H.", "Muir,T.L.",
+    "glance.J Cell", ". ", ", ", "Smith, J. (2019).", "Title", "12.", "[3]", "ſ", "\u212a",
+    "É", "/", "url:", "1.", "(1)",
+])
+CLEANUP_TEXTS = st.one_of(
+    st.text(), st.lists(CLEANUP_PIECES | st.text(max_size=3), max_size=14).map("".join)
+)
+
+
+def slow_strip_links(value: str) -> str:
+    lower = value.lower()
+    if text._ID_MARKER.search(lower):
+        value = text._URL_OR_ID.sub(text._keep_closing_punctuation, value)
+    if text._LINK_MARKER.search(lower):
+        value = text._LINK_WORDS.sub(" ", value)
+    value = text._EMPTY_BRACKETS.sub(" ", value)
+    return " ".join(value.split())
+
+
+@settings(max_examples=500, deadline=None)
+@given(CLEANUP_TEXTS)
+@example("Smith, J. (2019). Title. https://doi.org/10.1/x ( ).")
+@example("Smith , J . ( 2004) Phys .Rev")
+@example("[1] Smith, J.")
+def test_a_prepared_text_is_cleaned_as_before(value: str) -> None:
+    prepared = text.prepare(value)
+    assert text.strip_links(value) == slow_strip_links(value)
+    assert text.clean_body(prepared) == text.tidy(text.fix_spacing(slow_strip_links(prepared)))
+
+
+# ---------------------------------------------------------------------------------------
+# Identifiers: the rare finders skipped together
+
+
+def slow_find_identifiers(value: str) -> Identifiers:
+    doi = ids.find_doi(value)
+    arxiv = ids.find_arxiv(value) or (ids.find_arxiv(doi) if doi else None)
+    return Identifiers(
+        doi=doi,
+        isbn=ids.find_isbns(value),
+        issn=ids.find_issns(value),
+        arxiv=arxiv,
+        pmid=ids.find_pmid(value),
+        pmcid=ids.find_pmcid(value),
+        url=ids.find_url(value),
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(CLEANUP_TEXTS | st.lists(st.sampled_from([
+    "10.48550/arXiv.2101.00001", "ncbi.nlm.nih.gov/pubmed/123", "PMC1234", "pmcid", "eISSN",
+    "ArXiv", "ARXIV:2101.00001", "ıssn 1234-5679", " ",
+])).map("".join))
+@example("Nature. https://doi.org/10.48550/arXiv.2101.00001")
+@example("Smith, J. (2019). Title. Journal, 3, 1-9.")
+def test_identifiers_are_found_as_before(value: str) -> None:
+    assert find_identifiers(value) == slow_find_identifiers(value)

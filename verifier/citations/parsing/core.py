@@ -41,16 +41,14 @@ from .text import (
     YEAR_TOKEN,
     ascii_lower,
     boundaries,
+    clean_body,
     clean_pages,
     clean_segment,
     clean_title,
     first_boundary,
-    fix_spacing,
     left_of,
     may_mention,
     prepare,
-    strip_links,
-    tidy,
 )
 
 # A date in brackets: "(2019)", "(2019a)", "(2019, March 14)", "(n.d.)", "(in press)",
@@ -114,7 +112,7 @@ def parse_citation(text: str) -> Citation:
     """
     prepared = prepare(text)
     identifiers = find_identifiers(prepared)
-    body = tidy(fix_spacing(strip_links(prepared)))
+    body = clean_body(prepared)  # tidy(fix_spacing(strip_links(prepared)))
     parsed = parse_body(body)
     return finish(parsed, identifiers, body)
 

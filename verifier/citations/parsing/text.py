@@ -93,6 +93,8 @@ _LINK_MARKERS = ("retriev", "availab", "online", "accessed", "url", "doi", "prep
 # Whether any of the markers occurs, in one search (the same answer as testing each).
 _ID_MARKER = re.compile("|".join(map(re.escape, _ID_MARKERS)))
 _LINK_MARKER = re.compile("|".join(map(re.escape, _LINK_MARKERS)))
+_ANY_MARKER = re.compile("|".join(map(re.escape, dict.fromkeys(_ID_MARKERS + _LINK_MARKERS))))
+"""Either kind: most references hold none, and one search says so for both."""
 
 
 _EMPTY_BRACKETS = re.compile(r"\(\s*[.,;:]?\s*\)|\[\s*[.,;:]?\s*\]")
@@ -115,13 +117,34 @@ def prepare(text: str) -> str:
 def strip_links(text: str) -> str:
     """``text`` without URLs, DOIs, arXiv and other identifiers and the words that
     announce them ("Retrieved from", "Available at")."""
+    return " ".join(_without_links(text)[0].split())
+
+
+def _without_links(text: str) -> tuple[str, bool]:
+    """The substitutions of :func:`strip_links` (spaces not joined yet), and whether any
+    of them replaced something."""
     lower = text.lower()
-    if _ID_MARKER.search(lower):
-        text = _URL_OR_ID.sub(_keep_closing_punctuation, text)
-    if _LINK_MARKER.search(lower):
-        text = _LINK_WORDS.sub(" ", text)
-    text = _EMPTY_BRACKETS.sub(" ", text)
-    return " ".join(text.split())
+    replaced = 0
+    if _ANY_MARKER.search(lower):
+        if _ID_MARKER.search(lower):
+            text, replaced = _URL_OR_ID.subn(_keep_closing_punctuation, text)
+        if _LINK_MARKER.search(lower):
+            text, count = _LINK_WORDS.subn(" ", text)
+            replaced += count
+    text, count = _EMPTY_BRACKETS.subn(" ", text)
+    return text, replaced + count > 0
+
+
+def clean_body(prepared: str) -> str:
+    """``tidy(fix_spacing(strip_links(prepared)))`` for a text :func:`prepare` returned
+    (property-tested). Such a text has single spaces and none at either end, so the
+    spaces are joined again only after a substitution replaced something."""
+    text, replaced = _without_links(prepared)
+    if replaced:
+        text = " ".join(text.split())
+    if spacing_suspect(text):
+        text = fix_spacing(text)  # else it would only join the spaces again
+    return tidy(text)
 
 
 def _keep_closing_punctuation(match: re.Match[str]) -> str:
