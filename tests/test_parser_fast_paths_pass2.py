@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from verifier import identifiers as ids
 from verifier.citations.identifiers import find_identifiers
-from verifier.citations.models import Identifiers
-from verifier.citations.parsing import names, tail, text
+from verifier.citations.models import Identifiers, WorkType
+from verifier.citations.parsing import core, names, tail, text
+from verifier.citations.parsing.journal import journal_like
+from verifier.citations.parsing.parsed import Parsed
 
 # ---------------------------------------------------------------------------------------
 # Numeric tails of plain numbers: items read as numbers
@@ -178,3 +180,115 @@ def slow_find_identifiers(value: str) -> Identifiers:
 @example("Smith, J. (2019). Title. Journal, 3, 1-9.")
 def test_identifiers_are_found_as_before(value: str) -> None:
     assert find_identifiers(value) == slow_find_identifiers(value)
+
+
+# ---------------------------------------------------------------------------------------
+# Finishing: container searches skipped when they cannot match, empty segments left alone
+
+CONTAINER_PIECES = st.sampled_from([
+    " ", "  ", ".", ",", "(", ")", "In ", "in: ", "IN", "Proc.", "Proceedings", "Conf",
+    "Symposium", "Workshop", "Congress", "Colloquium", "Meeting", "Convention", "Journal",
+    "J.", "j.", "Review", "Letters", "Acta", "Nature", "Science", "PLoS", "BMJ", "JAMA",
+    "Technical Report", "Working Paper", "policy brief", "report no", "ſymp", "Jſ", "\u212a",
+    "İ", "ı", "Med.", "Phys", "of", "the", "É",
+])
+CONTAINERS = st.one_of(
+    st.text(max_size=20), st.lists(CONTAINER_PIECES | st.text(max_size=2), max_size=8).map("".join)
+)
+
+
+@settings(max_examples=500)
+@given(CONTAINERS)
+@example("Proc. of the Conf.")
+@example("J. Phys.")
+@example("Proceedings of ſymposium")
+def test_container_searches_are_skipped_only_when_they_cannot_match(value: str) -> None:
+    lower = text.ascii_lower(value)
+    for pattern, words in (
+        (core._PROCEEDINGS, core._PROCEEDINGS_WORDS),
+        (core._JOURNAL_WORDS, core._JOURNAL_NAME_WORDS),
+        (core._REPORT_TEXT, core._REPORT_WORDS),
+    ):
+        if not text.may_mention(lower, words):
+            assert pattern.search(value) is None, pattern.pattern
+
+
+def slow_clean_segment(segment: str) -> str:
+    segment = " ".join(segment.split()).strip(" ,;:")
+    segment = text._LEADING_IN.sub("", segment)
+    if segment.endswith(".") and (
+        not text.ends_with_abbreviation(segment[:-1]) or "." not in segment[:-1]
+    ):
+        segment = segment[:-1].rstrip(" ,;:")
+    if segment.count("(") < segment.count(")") and segment.endswith(")"):
+        segment = segment[:-1].rstrip(" ,;:")
+    if segment.count("(") > segment.count(")") and segment.startswith("("):
+        segment = segment[1:].lstrip()
+    return segment
+
+
+@settings(max_examples=500)
+@given(CONTAINERS)
+@example("")
+@example(" In Proc. (Conf.")
+@example("in: N Engl J Med.")
+def test_segments_are_cleaned_as_before(value: str) -> None:
+    assert text.clean_segment(value) == slow_clean_segment(value)
+
+
+def slow_work_type(
+    parsed: Parsed, container: str, publisher: str, identifiers: Identifiers, value: str
+) -> WorkType:
+    """work_type before its container searches were skipped and shared."""
+    journal = parsed.journal and (bool(parsed.volume) or not core._PROCEEDINGS.search(container))
+    if core._REPORT_TEXT.search(container) or (parsed.genre == "report" and not parsed.part_of):
+        return WorkType.REPORT
+    if parsed.genre == "thesis" or (not journal and core._THESIS_TEXT.search(value)):
+        return WorkType.THESIS
+    if not journal and not parsed.part_of and (
+        parsed.genre == "report" or core._REPORT_TEXT.search(value)
+    ):
+        return WorkType.REPORT
+    if parsed.part_of:
+        return WorkType.PROCEEDINGS if core._PROCEEDINGS.search(container) else WorkType.CHAPTER
+    if container and core._PROCEEDINGS.search(container) and not core._JOURNAL_WORDS.search(
+        container
+    ):
+        if not journal:
+            return WorkType.PROCEEDINGS
+    if journal or (container and core._JOURNAL_WORDS.search(container)):
+        return WorkType.ARTICLE
+    if container and (parsed.volume or parsed.pages):
+        return WorkType.ARTICLE
+    if (identifiers.arxiv or core._PREPRINT_TEXT.search(value)) and not container:
+        return WorkType.PREPRINT
+    if (
+        publisher or parsed.place or parsed.edition or identifiers.isbn or parsed.edited
+    ) and not container:
+        return WorkType.BOOK
+    if identifiers.url and not container and not publisher:
+        return WorkType.WEB
+    if container and journal_like(container):
+        return WorkType.ARTICLE
+    return WorkType.UNKNOWN
+
+
+@settings(max_examples=600)
+@given(
+    CONTAINERS,
+    st.sampled_from(["", "Press"]),
+    st.sampled_from(["", "thesis", "report"]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["", "12"]),
+    CONTAINERS,
+)
+def test_the_type_is_inferred_as_before(
+    container: str, publisher: str, genre: str, part_of: bool, journal: bool, volume: str,
+    value: str,
+) -> None:
+    parsed = Parsed(genre=genre, part_of=part_of, journal=journal, volume=volume)
+    identifiers = Identifiers()
+    assert core.work_type(parsed, container, publisher, identifiers, value) == slow_work_type(
+        parsed, container, publisher, identifiers, value
+    )

@@ -94,6 +94,8 @@ _WORD_CHAR = re.compile(r"\w")
 
 def _two_letters(text: str) -> bool:
     """True when ``text`` holds at least two letters (stops at the second)."""
+    if len(text) > 1 and text[:2].isalpha():
+        return True  # what str.isalpha accepts, _LETTER matches (the converse is not so)
     first = _LETTER.search(text)
     return first is not None and _LETTER.search(text, first.end()) is not None
 
@@ -412,6 +414,14 @@ _PREPRINT_TEXT = re.compile(r"\b(?:arxiv|preprint|biorxiv|medrxiv|ssrn)\b", re.I
 _THESIS_WORDS = ("thesis", "diss", "thèse")
 _REPORT_WORDS = ("tech", "paper", "report", "brief")
 _PREPRINT_WORDS = ("rxiv", "preprint", "ssrn")
+_PROCEEDINGS_WORDS = (
+    "proc", "conf", "symp", "workshop", "congress", "colloquium", "meeting", "convention",
+)
+_JOURNAL_NAME_WORDS = (
+    "journal", "review", "quarterly", "bulletin", "annals", "letters", "transactions",
+    "magazine", "gazette", "acta", "archives", "revue", "zeitschrift", "plos", "lancet",
+    "jama", "bmj", "nature", "science", "j.",
+)
 
 
 def work_type(
@@ -422,8 +432,15 @@ def work_type(
     (a tail with volume or pages, or a journal-named container); PREPRINT for an arXiv
     item without journal; BOOK for a publisher, place or edition without container; WEB
     for a link alone; UNKNOWN otherwise."""
-    journal = parsed.journal and (bool(parsed.volume) or not _PROCEEDINGS.search(container))
-    if _REPORT_TEXT.search(container) or (parsed.genre == "report" and not parsed.part_of):
+    # Searches of the container (once each) skipped when they cannot match.
+    container_lower = ascii_lower(container)
+    proceedings = may_mention(container_lower, _PROCEEDINGS_WORDS) and bool(
+        _PROCEEDINGS.search(container)
+    )
+    journal = parsed.journal and (bool(parsed.volume) or not proceedings)
+    if (may_mention(container_lower, _REPORT_WORDS) and _REPORT_TEXT.search(container)) or (
+        parsed.genre == "report" and not parsed.part_of
+    ):
         return WorkType.REPORT  # "National Bureau of Economic Research Working Paper No. 6337"
     lower = ascii_lower(text)  # the searches of the whole text are skipped when they cannot match
     if parsed.genre == "thesis" or (
@@ -440,11 +457,14 @@ def work_type(
     ):
         return WorkType.REPORT
     if parsed.part_of:
-        return WorkType.PROCEEDINGS if _PROCEEDINGS.search(container) else WorkType.CHAPTER
-    if container and _PROCEEDINGS.search(container) and not _JOURNAL_WORDS.search(container):
+        return WorkType.PROCEEDINGS if proceedings else WorkType.CHAPTER
+    journal_words = may_mention(container_lower, _JOURNAL_NAME_WORDS) and bool(
+        _JOURNAL_WORDS.search(container)
+    )
+    if proceedings and not journal_words:
         if not journal:
             return WorkType.PROCEEDINGS
-    if journal or (container and _JOURNAL_WORDS.search(container)):
+    if journal or journal_words:
         return WorkType.ARTICLE
     if container and (parsed.volume or parsed.pages):
         return WorkType.ARTICLE

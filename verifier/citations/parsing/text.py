@@ -375,15 +375,18 @@ def clean_title(title: str) -> str:
 def clean_segment(segment: str) -> str:
     """A container or publisher without surrounding punctuation, a leading "In" or a final
     sentence period (an abbreviation keeps its period)."""
+    if not segment:
+        return segment  # most publishers and places: nothing to clean
     segment = " ".join(segment.split()).strip(" ,;:")
-    segment = _LEADING_IN.sub("", segment)
+    if segment.startswith(("In", "in")):  # else _LEADING_IN cannot match
+        segment = _LEADING_IN.sub("", segment)
     if segment.endswith(".") and (
         not ends_with_abbreviation(segment[:-1]) or "." not in segment[:-1]
     ):
         segment = segment[:-1].rstrip(" ,;:")  # "N Engl J Med." ends a Vancouver sentence
-    if segment.count("(") < segment.count(")") and segment.endswith(")"):
+    if segment.endswith(")") and segment.count("(") < segment.count(")"):
         segment = segment[:-1].rstrip(" ,;:")
-    if segment.count("(") > segment.count(")") and segment.startswith("("):
+    if segment.startswith("(") and segment.count("(") > segment.count(")"):
         segment = segment[1:].lstrip()
     return segment
 
