@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from verifier import identifiers as ids
 from verifier.citations.identifiers import find_identifiers
 from verifier.citations.models import Identifiers, WorkType
-from verifier.citations.parsing import core, names, tail, text
+from verifier.citations.parsing import core, imprint, journal, names, tail, text
 from verifier.citations.parsing.journal import journal_like
 from verifier.citations.parsing.parsed import Parsed
 
@@ -292,3 +292,194 @@ def test_the_type_is_inferred_as_before(
     assert core.work_type(parsed, container, publisher, identifiers, value) == slow_work_type(
         parsed, container, publisher, identifiers, value
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Sentence ends, commas outside brackets, "In" after a sentence end
+
+
+def slow_boundaries(value: str, strict: bool) -> list[text.Cut]:
+    cuts = []
+    for match in text._BOUNDARY.finditer(value):
+        following = match.group(3)
+        if following[0].islower() and not any(c.isupper() for c in following):
+            continue
+        if match.group(1) == "." and strict and text.ends_with_abbreviation(
+            value[: match.start()]
+        ):
+            continue
+        cuts.append(text.Cut(match.start(), match.end(), match.group(1), match.group(2)))
+    return cuts
+
+
+SENTENCE_PIECES = st.sampled_from([
+    ". ", "? ", "! ", ".” ", ".' ", ".\n", ". \n", " ", "In ", "IN ", "in ", "In: ", "Dans ",
+    "J. Am. Chem. Soc. ", "U.S. ", "e.g. ", "et al. ", "al. ", "vs. ", "A. ", "Title",
+    "Proc. ", "(Ed.). ", "[x]. ", "arXiv ", "eLife", "1.2. ", ", in ", ", In: ", " // ",
+    "Smith", "(", ")", "ǅa", "É. ",
+])
+SENTENCE_TEXTS = st.one_of(
+    st.text(), st.lists(SENTENCE_PIECES | st.text(max_size=2), max_size=12).map("".join)
+)
+
+
+@settings(max_examples=500)
+@given(SENTENCE_TEXTS)
+@example("A title. In Proc. of Things. J. Am. Chem. Soc. 12, 3")
+@example("Smith et al. Title")
+def test_sentence_ends_are_found_as_before(value: str) -> None:
+    for strict in (True, False):
+        assert list(text.boundaries(value, strict=strict)) == slow_boundaries(value, strict)
+    if value:
+        for end in (len(value) // 2, len(value) - 1):
+            assert text._abbreviation_before(value, end) == text.ends_with_abbreviation(
+                value[:end]
+            )
+
+
+def slow_split_in(rest: str) -> tuple[str, str] | None:
+    for cut in text.boundaries(rest, strict=False):
+        after = rest[cut.right :]
+        match = core._IN.match(after)
+        if match and (
+            after[0] == "I"
+            or after[match.end() - 2 : match.end()].strip() == ":"
+            or after[match.end()].isupper()
+        ):
+            return text.left_of(rest, cut), after[match.end() :]
+    for match in core._COMMA_IN.finditer(rest):
+        after = rest[match.end() :]
+        if match.start() > 3 and (":" in match.group(0) or core._PART_SIGNAL.search(after[:200])):
+            return rest[: match.start()], after
+    slash = rest.find(" // ")
+    if slash > 3:
+        return rest[:slash], rest[slash + 4 :]
+    return None
+
+
+@settings(max_examples=500)
+@given(SENTENCE_TEXTS)
+@example("A title. In J. Smith (Ed.), Book (pp. 1-9)")
+@example("A title.” In: Book")
+@example("A title. in Book")
+def test_a_part_is_split_off_as_before(value: str) -> None:
+    assert core.split_in(value) == slow_split_in(value)
+
+
+def slow_top_level_commas(value: str, marks: str) -> list[int]:
+    depth = 0
+    found: list[int] = []
+    for index, char in enumerate(value):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(0, depth - 1)
+        elif char in marks and depth == 0:
+            found.append(index)
+    return found
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(["a", ",", ";", "(", ")", "[", "]", " ", "é"])).map("".join))
+@example("a, b (c, d), e; f")
+@example("a) , (b, c")
+def test_commas_outside_brackets_are_found_as_before(value: str) -> None:
+    for marks in (",", ",;"):
+        assert journal.top_level_commas(value, marks) == slow_top_level_commas(value, marks)
+
+
+# ---------------------------------------------------------------------------------------
+# Unlabelled numbers of a tail
+
+
+def slow_assign_plain(result: tail.Tail, plain: list[str], known_year: int | None) -> None:
+    labelled = bool(result.volume or result.pages)
+
+    def is_year(value: str) -> bool:
+        return bool(tail._YEAR_ONLY.match(value)) and known_year in (None, int(value))
+
+    if known_year and len(plain) >= 3 and tail._YEAR_ONLY.match(plain[0]) and not is_year(
+        plain[0]
+    ):
+        result.pre = f"{result.pre.rstrip(' ,')} {plain.pop(0)}"
+    if result.year is None and (len(plain) >= 2 or (plain and labelled)):
+        if is_year(plain[0]) and (len(plain) == 1 or not tail._YEAR_ONLY.match(plain[1])):
+            result.year = int(plain.pop(0))
+        elif is_year(plain[-1]):
+            result.year = int(plain.pop())
+    if len(plain) == 1 and tail._YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
+        result.year = result.year or int(plain[0])
+        return
+    if plain and tail._DOTTED_NUMBER.fullmatch(plain[0]) and result.year and not result.issue:
+        result.volume, result.issue = plain.pop(0).split(".")
+        if plain:
+            result.pages = result.pages or plain[-1]
+        return
+    slots = [s for s in ("volume", "issue", "pages") if not getattr(result, s)]
+    if len(plain) == 1:
+        target = "pages" if (tail._DASH.search(plain[0]) or result.volume) else "volume"
+        if target in slots:
+            setattr(result, target, plain[0])
+        return
+    if len(plain) == 2 and "issue" in slots and len(slots) == 3:
+        slots.remove("issue")
+    for slot, value in zip(slots, plain[:1] + plain[1:][-(len(slots) - 1) :], strict=False):
+        setattr(result, slot, value)
+
+
+@settings(max_examples=600)
+@given(
+    st.lists(st.sampled_from(["1999", "2004", "12", "12.3", "45-67", "e5", "3"]), max_size=5),
+    st.sampled_from([None, 1999, 2004]),
+    st.sampled_from(["", "7"]),
+    st.sampled_from(["", "2"]),
+    st.sampled_from(["", "1-9"]),
+    st.sampled_from([None, 2004]),
+)
+def test_unlabelled_numbers_are_assigned_as_before(
+    plain: list[str], known_year: int | None, volume: str, issue: str, pages: str,
+    year: int | None,
+) -> None:
+    fast = tail.Tail("Journal, ", volume, issue, pages, year)
+    slow = tail.Tail("Journal, ", volume, issue, pages, year)
+    tail._assign_plain(fast, list(plain), known_year)
+    slow_assign_plain(slow, list(plain), known_year)
+    assert fast == slow
+
+
+# ---------------------------------------------------------------------------------------
+# Imprint sentences: genre, edition and date searches skipped when they cannot match
+
+IMPRINT_PIECES = st.sampled_from([
+    " ", ", ", "PhD thesis", "Diss.", "Dissertação", "Doktorarbeit", "Tesis", "thèse",
+    "Technical Report", "TR-12", "TR 3", "CMU-CS-90", "memorandum", "preprint", "Report",
+    "Working Paper", "policy brief", "2nd ed.", "3rd edn", "Aufl.", "revised edition",
+    "May", "septiembre", "Septiembre. 12", "12", "ſ", "\u212a", "Press", "Oxford",
+])
+IMPRINTS = st.one_of(st.text(max_size=20), st.lists(IMPRINT_PIECES, max_size=5).map("".join))
+
+
+@settings(max_examples=500)
+@given(IMPRINTS)
+@example("septiembre. 12")
+@example("Technical Report TR-12")
+def test_imprint_searches_are_skipped_only_when_they_cannot_match(value: str) -> None:
+    lower = text.ascii_lower(value)
+    for pattern, words in (
+        (imprint._THESIS, imprint._THESIS_WORDS),
+        (imprint._REPORT, imprint._REPORT_WORDS),
+        (imprint._EDITION, imprint._EDITION_WORDS),
+    ):
+        if not text.may_mention(lower, words):
+            assert pattern.search(value) is None, pattern.pattern
+    if len(value) > imprint._MONTH_DAY_LENGTH:
+        assert imprint._MONTH_DAY.fullmatch(value) is None
+
+
+def test_the_longest_month_and_day_fit_the_length_bound() -> None:
+    months = text.MONTH.removeprefix("(?:").removesuffix(r")\.?").replace("(?:", "").replace(
+        ")?", ""
+    )
+    longest = max(months.split("|"), key=len)
+    assert imprint._MONTH_DAY.fullmatch(f"{longest}. 12")
+    assert len(f"{longest}. 12") == imprint._MONTH_DAY_LENGTH

@@ -101,6 +101,9 @@ def _two_letters(text: str) -> bool:
 
 
 _LAST_COMMA_SEGMENT = re.compile(r",\s*[^,]+$")
+_BOUNDARY_IN = re.compile(r"[.?!][\"”’'»]*\s+(?:In|IN|in|Dans|dans)\s?:?\s+(?=\S)")
+"""A sentence end (:data:`~.text._BOUNDARY`) before what :data:`_IN` matches: every
+boundary :func:`split_in` can cut at holds one (property-tested)."""
 _COMMA_IN = re.compile(r",\s+(?:In|in)\s?:?\s+(?=[A-Z\d“\"])")
 _MORE_AUTHORS = re.compile(r"^,?\s*(?:and|&)\s+")
 
@@ -338,7 +341,10 @@ def _read_title_and_rest(rest: str, known_year: int | None = None) -> Parsed:
 def split_in(rest: str) -> tuple[str, str] | None:
     """(title, text after "In") for "Title. In ...", "Title, in Proc. ..." and "Title //
     Book"; None otherwise."""
-    for cut in boundaries(rest, strict=False):
+    # A sentence that starts with "In" is found first: most texts have none, and their
+    # sentence ends are not made and tried one by one.
+    boundaries_in = boundaries(rest, strict=False) if _BOUNDARY_IN.search(rest) else ()
+    for cut in boundaries_in:
         after = rest[cut.right :]
         match = _IN.match(after)
         if match and (

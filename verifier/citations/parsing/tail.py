@@ -273,16 +273,17 @@ def _apply_label(result: Tail, label: str, value: str) -> None:
 def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> None:
     """Unlabelled numbers: a year first or last, then volume, issue, pages in order."""
     labelled = bool(result.volume or result.pages)
-
-    def is_year(value: str) -> bool:
-        return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
-
-    if known_year and len(plain) >= 3 and _YEAR_ONLY.match(plain[0]) and not is_year(plain[0]):
+    if (
+        known_year
+        and len(plain) >= 3
+        and _YEAR_ONLY.match(plain[0])
+        and not _is_year(plain[0], known_year)
+    ):
         result.pre = f"{result.pre.rstrip(' ,')} {plain.pop(0)}"  # "Periodontology 2000, 62(1)"
     if result.year is None and (len(plain) >= 2 or (plain and labelled)):
-        if is_year(plain[0]) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
+        if _is_year(plain[0], known_year) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
             result.year = int(plain.pop(0))
-        elif is_year(plain[-1]):
+        elif _is_year(plain[-1], known_year):
             result.year = int(plain.pop())
     if len(plain) == 1 and _YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
         result.year = result.year or int(plain[0])
@@ -292,7 +293,13 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
         if plain:
             result.pages = result.pages or plain[-1]
         return
-    slots = [s for s in ("volume", "issue", "pages") if not getattr(result, s)]
+    slots = [
+        slot
+        for slot, value in (
+            ("volume", result.volume), ("issue", result.issue), ("pages", result.pages)
+        )
+        if not value
+    ]
     if len(plain) == 1:
         target = "pages" if (_DASH.search(plain[0]) or result.volume) else "volume"
         if target in slots:
@@ -302,6 +309,11 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
         slots.remove("issue")
     for slot, value in zip(slots, plain[:1] + plain[1:][-(len(slots) - 1) :], strict=False):
         setattr(result, slot, value)
+
+
+def _is_year(value: str, known_year: int | None) -> bool:
+    """A 4-digit year that is ``known_year`` when one is known."""
+    return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
 
 
 def is_year_range(text: str) -> bool:

@@ -286,23 +286,30 @@ def boundaries(text: str, *, strict: bool = True) -> Iterator[Cut]:
     word that is not all lower-case. With ``strict``, a period after an initial or a
     known abbreviation ("U.S.", "vs.", "J. Am. Chem.") does not end a sentence."""
     for match in _BOUNDARY.finditer(text):
-        following = match.group(3)
+        mark, quotes, following = match.group(1, 2, 3)
         # "e.g. the" continues the sentence; "arXiv" or "eLife" may start a new one.
         if following[0].islower() and not any(c.isupper() for c in following):
             continue
-        if match.group(1) == "." and strict and ends_with_abbreviation(text[: match.start()]):
+        left = match.start()
+        if mark == "." and strict and _abbreviation_before(text, left):
             continue
-        yield Cut(match.start(), match.end(), match.group(1), match.group(2))
+        yield Cut(left, match.end(), mark, quotes)
 
 
 def ends_with_abbreviation(left: str) -> bool:
     """True when the last word of ``left`` would keep a period that follows it: an
     initial, a word with an inner period ("U.S", "Ph.D") or a known abbreviation."""
+    return _abbreviation_before(left, len(left))
+
+
+def _abbreviation_before(text: str, end: int) -> bool:
+    """:func:`ends_with_abbreviation` of ``text[:end]``, without copying it: the searches
+    end at ``end``, where "$" then matches as at the end of the copy."""
     # A match holds no space or bracket, so it starts after the last " ", "(" or "[":
     # searching from there finds the same word without scanning the whole text.
-    after = max(left.rfind(" "), left.rfind("("), left.rfind("[")) + 1
-    word = _LAST_WORD.search(left, after)
-    if word is None or left.endswith((")", "]")):
+    after = max(text.rfind(" ", 0, end), text.rfind("(", 0, end), text.rfind("[", 0, end)) + 1
+    word = _LAST_WORD.search(text, after, end)
+    if word is None or text.endswith((")", "]"), 0, end):
         return False
     token = word.group(1)
     if "." in token.strip(".") and not token.strip(".")[-1:].isdigit():
@@ -311,7 +318,7 @@ def ends_with_abbreviation(left: str) -> bool:
     if len(letters) == 1 and letters.isalpha() and letters.isupper():
         return True  # an initial
     if letters == "al":
-        return bool(_ENDS_ET_AL.search(left))
+        return bool(_ENDS_ET_AL.search(text, 0, end))
     lower = letters.lower()
     return lower in GENERAL_ABBREVIATIONS or (
         letters[:1].isupper() and lower in JOURNAL_ABBREVIATIONS
