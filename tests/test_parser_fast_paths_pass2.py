@@ -483,3 +483,66 @@ def test_the_longest_month_and_day_fit_the_length_bound() -> None:
     longest = max(months.split("|"), key=len)
     assert imprint._MONTH_DAY.fullmatch(f"{longest}. 12")
     assert len(f"{longest}. 12") == imprint._MONTH_DAY_LENGTH
+
+
+# ---------------------------------------------------------------------------------------
+# A title's last sentence end: only the last two words of the text before it are split
+
+
+def slow_last_title_cut(pre: str) -> text.Cut | None:
+    chosen = None
+    for cut in text.boundaries(pre):
+        words = pre[: cut.left].split()
+        word = words[-1] if words else ""
+        previous = words[-2] if len(words) > 1 else ""
+        after_abbreviation = (
+            previous.endswith(".") and len(previous) <= 7 and previous[:1].isupper()
+        )
+        short_capital = (
+            cut.mark == "."
+            and word[:1].isupper()
+            and (
+                (
+                    len(word) <= 5
+                    and (not previous or previous.endswith((".", ":")) or len(previous) == 1)
+                )
+                or (len(word) <= 12 and after_abbreviation)
+            )
+        )
+        lone_word = len(words) == 1 and cut.mark == "." and journal.abbreviated(pre[cut.right :])
+        if not (short_capital or lone_word):
+            chosen = cut
+    slash = pre.rfind(" // ")
+    if slash > 0 and (chosen is None or chosen.left < slash):
+        return text.Cut(slash, slash + 4, "/", "")
+    return chosen
+
+
+@settings(max_examples=500)
+@given(SENTENCE_TEXTS)
+@example("Class. Quantum Grav.")
+@example("  Biopharm. Drug Dispos.")
+@example("A long title of things. Mol. Gen. Genet. // Book")
+def test_the_last_title_cut_is_found_as_before(value: str) -> None:
+    assert journal._last_title_cut(value) == slow_last_title_cut(value)
+
+
+# ---------------------------------------------------------------------------------------
+# Trailing notes stripped once: a settled text is not stripped again
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([
+    "Title", " ", ".", ",", " (in Russian)", " [x]", ", in press", " (to appear)", "(1)",
+    " forthcoming", ", submitted", " (abstract)", "12, 3-4", "Journal, 12, 3-4",
+])).map("".join))
+@example("Title, 12, 3-4 (in Russian) [x] (abstract) (to appear)")
+def test_a_settled_text_has_no_note_left_to_strip(value: str) -> None:
+    stripped, settled = tail.strip_notes(value)
+    assert stripped == tail.strip_trailing_notes(value)
+    if settled:
+        assert tail.strip_trailing_notes(stripped) == stripped
+        for year in (None, 2004):
+            assert tail.peel_tail(stripped, year, notes_settled=True) == tail.peel_tail(
+                stripped, year
+            )

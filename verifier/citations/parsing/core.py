@@ -35,7 +35,7 @@ from .journal import journal_like, split_title_container
 from .names import AuthorScan, corporate_name, parse_name_block, scan_authors
 from .parsed import Parsed
 from .source import find_quoted_title, leading_quoted, read_source
-from .tail import Tail, apply_tail, peel_tail, strip_trailing_notes
+from .tail import Tail, apply_tail, peel_tail, strip_notes
 from .text import (
     YEAR,
     YEAR_TOKEN,
@@ -257,7 +257,7 @@ def parse_rest(rest: str) -> Parsed:
 
 def read_work(rest: str, known_year: int | None = None) -> Parsed:
     """Title and source of the text after authors and date (``known_year``: that date)."""
-    rest = strip_trailing_notes(rest)
+    rest, settled = strip_notes(rest)
     quoted = leading_quoted(rest)
     if quoted is not None:
         parsed = read_source(quoted[1], known_year, after_quote=True)
@@ -271,7 +271,7 @@ def read_work(rest: str, known_year: int | None = None) -> Parsed:
         parsed = read_part_of(part[1])
         parsed.title = take_title_details(part[0], parsed)
         return parsed
-    tail = _journal_tail(rest, known_year)
+    tail = _journal_tail(rest, known_year, notes_settled=settled)
     if _is_pinpoint(tail):
         parsed = _read_title_and_rest(tail.pre)  # a book and a page: "(London: NLB, 1974), p. 19"
         parsed.pages = parsed.pages or tail.pages or tail.volume
@@ -287,10 +287,11 @@ def read_work(rest: str, known_year: int | None = None) -> Parsed:
     return _read_title_and_rest(rest, known_year)
 
 
-def _journal_tail(rest: str, known_year: int | None) -> Tail:
+def _journal_tail(rest: str, known_year: int | None, *, notes_settled: bool = False) -> Tail:
     """The numeric tail of ``rest``, or of ``rest`` without its last sentence when that
-    is a note ("..., 985-987. Special Issue on Learning and Discovery.")."""
-    tail = peel_tail(rest, known_year)
+    is a note ("..., 985-987. Special Issue on Learning and Discovery.").
+    ``notes_settled`` as for :func:`~.tail.peel_tail`."""
+    tail = peel_tail(rest, known_year, notes_settled=notes_settled)
     if tail.journal:
         return tail
     publisher = _LAST_COMMA_SEGMENT.search(rest)

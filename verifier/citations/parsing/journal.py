@@ -86,7 +86,7 @@ def _last_title_cut(pre: str) -> Cut | None:
     abbreviated journal name ("Biopharm. Drug Dispos.")."""
     chosen: Cut | None = None
     for cut in boundaries(pre):
-        words = pre[: cut.left].split()
+        words = pre[: cut.left].rsplit(maxsplit=2)  # the last two words (and one if alone)
         word = words[-1] if words else ""
         previous = words[-2] if len(words) > 1 else ""
         after_abbreviation = (

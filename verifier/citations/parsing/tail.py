@@ -132,11 +132,13 @@ class Tail:
         return bool(self.volume or self.pages or self.issue)
 
 
-def peel_tail(text: str, known_year: int | None = None) -> Tail:
+def peel_tail(text: str, known_year: int | None = None, *, notes_settled: bool = False) -> Tail:
     """Split ``text`` into what precedes its numeric tail and the tail's fields. With
     ``known_year`` (the date after the authors), a leading or trailing 4-digit number is
-    only taken for the year when it is that year ("Periodontology 2000, 62(1), 7-9")."""
-    stripped = strip_trailing_notes(text)
+    only taken for the year when it is that year ("Periodontology 2000, 62(1), 7-9").
+    ``notes_settled``: ``text`` is already what :func:`strip_notes` returned as settled,
+    so its notes are not looked for again."""
+    stripped = text if notes_settled else strip_trailing_notes(text)
     start = _tail_search_start(stripped)
     numbers = _PLAIN_NUMBERS.fullmatch(stripped, start) is not None
     match = (_NUMBER_TAIL if numbers else _TAIL).search(stripped, start)
@@ -203,15 +205,22 @@ def may_end_in_note(text: str) -> bool:
 
 def strip_trailing_notes(text: str) -> str:
     """``text`` without trailing "[Sov. Phys. JETP 7, 172 (1958)]", "(in Russian)"."""
+    return strip_notes(text)[0]
+
+
+def strip_notes(text: str) -> tuple[str, bool]:
+    """:func:`strip_trailing_notes` of ``text``, and whether that is settled: stripping
+    it again would leave it as it is (False only when the three rounds all removed a
+    note, so a fourth might remove another)."""
     text = text.strip(" .,;")
     for _ in range(3):
         if not may_end_in_note(text):
-            break  # the substitution below would leave the text as it is
+            return text, True  # the substitution below would leave the text as it is
         stripped = _TRAILING_NOTE.sub("", text)
         if stripped == text:
-            break
+            return text, True
         text = stripped.strip(" .,;")
-    return text
+    return text, False
 
 
 _LETTERED_VOLUME = re.compile(r"([A-Z])(\d+)")

@@ -131,8 +131,23 @@ def _without_links(text: str) -> tuple[str, bool]:
         if _LINK_MARKER.search(lower):
             text, count = _LINK_WORDS.subn(" ", text)
             replaced += count
-    text, count = _EMPTY_BRACKETS.subn(" ", text)
+    count = 0
+    if _has_empty_brackets(text):
+        text, count = _EMPTY_BRACKETS.subn(" ", text)
     return text, replaced + count > 0
+
+
+def _has_empty_brackets(text: str) -> bool:
+    """True when :data:`_EMPTY_BRACKETS` matches in ``text``: every match starts at a "("
+    or "[", so it is tried at those alone (found by str.find, faster than the regex
+    engine's scan of every character)."""
+    for opening in "([":
+        index = text.find(opening)
+        while index >= 0:
+            if _EMPTY_BRACKETS.match(text, index):
+                return True
+            index = text.find(opening, index + 1)
+    return False
 
 
 def clean_body(prepared: str) -> str:
@@ -208,13 +223,18 @@ _PUNCTUATION_SUSPECT = re.compile(
     r"|,(?<=\s,)|;(?<=\s;)|:(?<=\s:)|\.(?<=\s\.)|\)(?<=\s\))|\](?<=\s\])"
 )
 _CONJUNCTION_SUSPECT = re.compile(rf"and{UPPER}|et{UPPER}")
+# The same as two patterns that each start with a literal word, which the regex engine
+# finds quickly (one alternation starting with "a" or "e" is tried at every such letter).
+_AND_SUSPECT = re.compile(rf"and{UPPER}")
+_ET_SUSPECT = re.compile(rf"et{UPPER}")
 
 
 def spacing_suspect(text: str) -> bool:
     """True when :data:`_SPACING_SUSPECT` occurs in ``text`` (property-tested to agree)."""
     return (
         _PUNCTUATION_SUSPECT.search(text) is not None
-        or _CONJUNCTION_SUSPECT.search(text) is not None
+        or _AND_SUSPECT.search(text) is not None
+        or _ET_SUSPECT.search(text) is not None
     )
 
 
