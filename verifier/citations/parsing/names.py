@@ -257,27 +257,44 @@ class _Entry:
     joined_by_conjunction: bool
 
 
-@dataclass(slots=True)
-class _ListState:
-    """Where a list scan stands: the names so far and what the separators said."""
-
-    entries: list[_Entry]
-    pos: int
-    et_al: bool = False
-    after_conjunction: bool = False
-    semicolons: bool = False
-
-
 def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan | None:
     """The list at ``start`` whose first name is in form ``first`` (``match``: that
     form's match at ``start``)."""
     found = _reading(text, match, first)
     if found is None:
         return None
-    state = _ListState([_Entry(found[0], found[2], found[1], False)], found[1])
-    while _next_name(text, state, first, _FOLLOWERS[found[2]]):
-        pass
-    entries, pos, et_al = state.entries, state.pos, state.et_al
+    followers = _FOLLOWERS[found[2]]
+    entries = [_Entry(found[0], found[2], found[1], False)]
+    pos = found[1]
+    et_al = after_conjunction = semicolons = False
+    while True:  # "et al." and the next separator and name, until the list ends
+        more = _ET_AL.match(text, pos)
+        ellipsis = False
+        if more is not None:
+            et_al, pos = True, more.end()
+            ellipsis = more.group(0).strip(" ,").startswith(("…", "..."))
+            if not ellipsis:
+                break
+        separator = _SEPARATOR.match(text, pos)
+        if separator is None and ellipsis:
+            separator = _ELLIPSIS_GAP.match(text, pos)  # "Dinata, Y., … Meijaard, E."
+        if separator is None:
+            break
+        c1, c2, c3, slash, dot = separator.group("c1", "c2", "c3", "slash", "dot")
+        conjunction = bool(c1 or c2 or c3 or slash)
+        if after_conjunction and not conjunction:
+            break  # the name after "and" was the last
+        if dot and first not in "BE":
+            break
+        # "Family, Given" after the first name only in ";" lists and the French ". " style.
+        semicolons = semicolons or ";" in separator.group(0) or bool(dot)
+        allowed = followers if semicolons or conjunction else followers.replace("E", "")
+        found = _name_at(text, separator.end(), allowed)
+        if found is None:
+            break
+        entries.append(_Entry(found[0], found[2], found[1], conjunction))
+        pos = found[1]
+        after_conjunction = after_conjunction or conjunction
     kept = _drop_unjoined_given_first(text, entries, et_al)
     if len(kept) < len(entries):
         pos, et_al = kept[-1].end, False
@@ -287,38 +304,6 @@ def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan
         kept.pop()  # the last "name" runs into the title: "... and Robert Craft, Memories and"
         closed = _close(text, [e.author for e in kept], False, kept[-1].end, first)
     return closed
-
-
-def _next_name(text: str, state: _ListState, first: str, followers: str) -> bool:
-    """Read "et al." and the next separator and name into ``state``; False at the end
-    of the list."""
-    more = _ET_AL.match(text, state.pos)
-    ellipsis = False
-    if more is not None:
-        state.et_al, state.pos = True, more.end()
-        ellipsis = more.group(0).strip(" ,").startswith(("…", "..."))
-        if not ellipsis:
-            return False
-    separator = _SEPARATOR.match(text, state.pos)
-    if separator is None and ellipsis:
-        separator = _ELLIPSIS_GAP.match(text, state.pos)  # "Dinata, Y., … Meijaard, E."
-    if separator is None:
-        return False
-    conjunction = any(separator.group("c1", "c2", "c3", "slash"))
-    if state.after_conjunction and not conjunction:
-        return False  # the name after "and" was the last
-    if separator.group("dot") and first not in "BE":
-        return False
-    # "Family, Given" after the first name only in ";" lists and the French ". " style.
-    state.semicolons = state.semicolons or ";" in separator.group(0) or bool(separator.group("dot"))
-    allowed = followers if state.semicolons or conjunction else followers.replace("E", "")
-    found = _name_at(text, separator.end(), allowed)
-    if found is None:
-        return False
-    state.entries.append(_Entry(found[0], found[2], found[1], conjunction))
-    state.pos = found[1]
-    state.after_conjunction = state.after_conjunction or conjunction
-    return True
 
 
 def _drop_sentence_period(entries: list[_Entry]) -> None:
