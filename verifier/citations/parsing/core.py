@@ -431,6 +431,15 @@ _JOURNAL_NAME_WORDS = (
 )
 
 
+def _journal_named(container: str, lower: str | None) -> bool:
+    """True when ``container`` holds a journal word (``lower``: its :func:`ascii_lower`)."""
+    return (
+        bool(container)
+        and may_mention(lower, _JOURNAL_NAME_WORDS)
+        and _JOURNAL_WORDS.search(container) is not None
+    )
+
+
 def work_type(
     parsed: Parsed, container: str, publisher: str, identifiers: Identifiers, text: str
 ) -> WorkType:
@@ -465,13 +474,10 @@ def work_type(
         return WorkType.REPORT
     if parsed.part_of:
         return WorkType.PROCEEDINGS if proceedings else WorkType.CHAPTER
-    journal_words = may_mention(container_lower, _JOURNAL_NAME_WORDS) and bool(
-        _JOURNAL_WORDS.search(container)
-    )
-    if proceedings and not journal_words:
+    if proceedings and not _journal_named(container, container_lower):
         if not journal:
             return WorkType.PROCEEDINGS
-    if journal or journal_words:
+    if journal or _journal_named(container, container_lower):
         return WorkType.ARTICLE
     if container and (parsed.volume or parsed.pages):
         return WorkType.ARTICLE
