@@ -163,6 +163,9 @@ def slow_take_title_details(title: str, parsed: Parsed) -> str:
 @example("A Long Title of Things, translated by Smith")
 @example("A Long Title of Things, Volume IV")
 @example("A Long Title of Things (Eds.) 3rd ed.")
+@example("A Long Title of Things. 1990a")
+@example("A Long Title of Things (2008)\n")
+@example("A Long Title of Things. 1990\n")
 def test_title_details_are_taken_as_before(title: str) -> None:
     fast, slow = Parsed(), Parsed()
     assert take_title_details(title, fast) == slow_take_title_details(title, slow)

@@ -278,7 +278,9 @@ def take_title_details(title: str, parsed: Parsed) -> str:
         if genre and (_THESIS.search(genre.group(1)) or _REPORT.search(genre.group(1))):
             _apply_genre(genre.group(1), parsed)
             title = title[: genre.start()]
-    dated = _TITLE_DATE.search(title)
+    # A match ends in a digit, a letter after a digit, or ")" (or before a final newline):
+    # a title ending in two letters (most) has none.
+    dated = None if title[-2:].isalpha() else _TITLE_DATE.search(title)
     if dated and dated.start() > 10:  # "Title. 1990" / "Title(2008)": the year, not the title
         parsed.year = parsed.year or int(dated.group(1) or dated.group(2))
         title = title[: dated.start()]
