@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -546,3 +547,21 @@ def test_a_settled_text_has_no_note_left_to_strip(value: str) -> None:
             assert tail.peel_tail(stripped, year, notes_settled=True) == tail.peel_tail(
                 stripped, year
             )
+
+
+def slow_prepare(value: str) -> str:
+    value = unicodedata.normalize("NFC", value[: text.MAX_PARSE_CHARS])
+    value = value.replace("*", "").replace("\u00ad", "")
+    value = value.replace("``", "“").replace("''", "”").replace(",,", "„")
+    value = " ".join(value.split())
+    return text._LEADING_NUMBER.sub("", value, count=1)
+
+
+@settings(max_examples=400)
+@given(st.one_of(CLEANUP_TEXTS, st.lists(st.sampled_from([
+    "[12]", "(3)", "12.", "1)", " ", "\n", "12. Smith", "12.5", "(1) ", "[ 4 ] ", "1.2", "*",
+])).map("".join)))
+@example("[12] Smith, J.")
+@example("12. 13. Smith")
+def test_a_text_is_prepared_as_before(value: str) -> None:
+    assert text.prepare(value) == slow_prepare(value)

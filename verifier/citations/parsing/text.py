@@ -111,7 +111,9 @@ def prepare(text: str) -> str:
     text = text.replace("*", "").replace("\u00ad", "")
     text = text.replace("``", "“").replace("''", "”").replace(",,", "„")
     text = " ".join(text.split())
-    return _LEADING_NUMBER.sub("", text, count=1)
+    # The pattern is anchored at the start: its one possible match is the one there.
+    number = _LEADING_NUMBER.match(text)
+    return text if number is None else text[number.end() :]
 
 
 def strip_links(text: str) -> str:
