@@ -14,6 +14,11 @@ from verifier.identifiers import (
 
 from .models import Identifiers
 
+_NO_IDENTIFIERS = Identifiers()
+"""What a text without identifiers gives (most references): one shared immutable value."""
+_RARE_WORDS = ("arxiv", "pmid", "ncbi", "pmc", "issn")
+"""The words one of which the arXiv, PubMed and ISSN finders need (lower-case ASCII)."""
+
 
 def find_identifiers(text: str) -> Identifiers:
     """All identifiers ``text`` gives. An arXiv DOI (10.48550/arXiv.…) also fills
@@ -21,13 +26,23 @@ def find_identifiers(text: str) -> Identifiers:
     ISBNs as written (see :func:`normalize_isbn` to compare them); ``url`` is the first
     link that is not a doi.org link."""
     doi = find_doi(text)
+    isbn = find_isbns(text)
+    url = find_url(text)
+    # Each of the four finders below returns nothing for ASCII text whose lower case
+    # holds none of its words, and all their words are rare: tested once here for all
+    # (the same result, property-tested).
+    if text.isascii() and not any(word in text.lower() for word in _RARE_WORDS):
+        if not (doi or isbn or url):
+            return _NO_IDENTIFIERS
+        arxiv = find_arxiv(doi) if doi else None
+        return Identifiers(doi=doi, isbn=isbn, arxiv=arxiv, url=url)
     arxiv = find_arxiv(text) or (find_arxiv(doi) if doi else None)
     return Identifiers(
         doi=doi,
-        isbn=find_isbns(text),
+        isbn=isbn,
         issn=find_issns(text),
         arxiv=arxiv,
         pmid=find_pmid(text),
         pmcid=find_pmcid(text),
-        url=find_url(text),
+        url=url,
     )

@@ -35,22 +35,20 @@ from .journal import journal_like, split_title_container
 from .names import AuthorScan, corporate_name, parse_name_block, scan_authors
 from .parsed import Parsed
 from .source import find_quoted_title, leading_quoted, read_source
-from .tail import Tail, apply_tail, peel_tail, strip_trailing_notes
+from .tail import Tail, apply_tail, peel_tail, strip_notes
 from .text import (
     YEAR,
     YEAR_TOKEN,
     ascii_lower,
     boundaries,
+    clean_body,
     clean_pages,
     clean_segment,
     clean_title,
     first_boundary,
-    fix_spacing,
     left_of,
     may_mention,
     prepare,
-    strip_links,
-    tidy,
 )
 
 # A date in brackets: "(2019)", "(2019a)", "(2019, March 14)", "(n.d.)", "(in press)",
@@ -96,11 +94,16 @@ _WORD_CHAR = re.compile(r"\w")
 
 def _two_letters(text: str) -> bool:
     """True when ``text`` holds at least two letters (stops at the second)."""
+    if len(text) > 1 and text[:2].isalpha():
+        return True  # what str.isalpha accepts, _LETTER matches (the converse is not so)
     first = _LETTER.search(text)
     return first is not None and _LETTER.search(text, first.end()) is not None
 
 
 _LAST_COMMA_SEGMENT = re.compile(r",\s*[^,]+$")
+_BOUNDARY_IN = re.compile(r"[.?!][\"”’'»]*\s+(?:In|IN|in|Dans|dans)\s?:?\s+(?=\S)")
+"""A sentence end (:data:`~.text._BOUNDARY`) before what :data:`_IN` matches: every
+boundary :func:`split_in` can cut at holds one (property-tested)."""
 _COMMA_IN = re.compile(r",\s+(?:In|in)\s?:?\s+(?=[A-Z\d“\"])")
 _MORE_AUTHORS = re.compile(r"^,?\s*(?:and|&)\s+")
 
@@ -114,7 +117,7 @@ def parse_citation(text: str) -> Citation:
     """
     prepared = prepare(text)
     identifiers = find_identifiers(prepared)
-    body = tidy(fix_spacing(strip_links(prepared)))
+    body = clean_body(prepared)  # tidy(fix_spacing(strip_links(prepared)))
     parsed = parse_body(body)
     return finish(parsed, identifiers, body)
 
@@ -254,7 +257,7 @@ def parse_rest(rest: str) -> Parsed:
 
 def read_work(rest: str, known_year: int | None = None) -> Parsed:
     """Title and source of the text after authors and date (``known_year``: that date)."""
-    rest = strip_trailing_notes(rest)
+    rest, settled = strip_notes(rest)
     quoted = leading_quoted(rest)
     if quoted is not None:
         parsed = read_source(quoted[1], known_year, after_quote=True)
@@ -268,7 +271,7 @@ def read_work(rest: str, known_year: int | None = None) -> Parsed:
         parsed = read_part_of(part[1])
         parsed.title = take_title_details(part[0], parsed)
         return parsed
-    tail = _journal_tail(rest, known_year)
+    tail = _journal_tail(rest, known_year, notes_settled=settled)
     if _is_pinpoint(tail):
         parsed = _read_title_and_rest(tail.pre)  # a book and a page: "(London: NLB, 1974), p. 19"
         parsed.pages = parsed.pages or tail.pages or tail.volume
@@ -284,10 +287,11 @@ def read_work(rest: str, known_year: int | None = None) -> Parsed:
     return _read_title_and_rest(rest, known_year)
 
 
-def _journal_tail(rest: str, known_year: int | None) -> Tail:
+def _journal_tail(rest: str, known_year: int | None, *, notes_settled: bool = False) -> Tail:
     """The numeric tail of ``rest``, or of ``rest`` without its last sentence when that
-    is a note ("..., 985-987. Special Issue on Learning and Discovery.")."""
-    tail = peel_tail(rest, known_year)
+    is a note ("..., 985-987. Special Issue on Learning and Discovery.").
+    ``notes_settled`` as for :func:`~.tail.peel_tail`."""
+    tail = peel_tail(rest, known_year, notes_settled=notes_settled)
     if tail.journal:
         return tail
     publisher = _LAST_COMMA_SEGMENT.search(rest)
@@ -338,7 +342,10 @@ def _read_title_and_rest(rest: str, known_year: int | None = None) -> Parsed:
 def split_in(rest: str) -> tuple[str, str] | None:
     """(title, text after "In") for "Title. In ...", "Title, in Proc. ..." and "Title //
     Book"; None otherwise."""
-    for cut in boundaries(rest, strict=False):
+    # A sentence that starts with "In" is found first: most texts have none, and their
+    # sentence ends are not made and tried one by one.
+    boundaries_in = boundaries(rest, strict=False) if _BOUNDARY_IN.search(rest) else ()
+    for cut in boundaries_in:
         after = rest[cut.right :]
         match = _IN.match(after)
         if match and (
@@ -414,6 +421,23 @@ _PREPRINT_TEXT = re.compile(r"\b(?:arxiv|preprint|biorxiv|medrxiv|ssrn)\b", re.I
 _THESIS_WORDS = ("thesis", "diss", "thèse")
 _REPORT_WORDS = ("tech", "paper", "report", "brief")
 _PREPRINT_WORDS = ("rxiv", "preprint", "ssrn")
+_PROCEEDINGS_WORDS = (
+    "proc", "conf", "symp", "workshop", "congress", "colloquium", "meeting", "convention",
+)
+_JOURNAL_NAME_WORDS = (
+    "journal", "review", "quarterly", "bulletin", "annals", "letters", "transactions",
+    "magazine", "gazette", "acta", "archives", "revue", "zeitschrift", "plos", "lancet",
+    "jama", "bmj", "nature", "science", "j.",
+)
+
+
+def _journal_named(container: str, lower: str | None) -> bool:
+    """True when ``container`` holds a journal word (``lower``: its :func:`ascii_lower`)."""
+    return (
+        bool(container)
+        and may_mention(lower, _JOURNAL_NAME_WORDS)
+        and _JOURNAL_WORDS.search(container) is not None
+    )
 
 
 def work_type(
@@ -424,8 +448,15 @@ def work_type(
     (a tail with volume or pages, or a journal-named container); PREPRINT for an arXiv
     item without journal; BOOK for a publisher, place or edition without container; WEB
     for a link alone; UNKNOWN otherwise."""
-    journal = parsed.journal and (bool(parsed.volume) or not _PROCEEDINGS.search(container))
-    if _REPORT_TEXT.search(container) or (parsed.genre == "report" and not parsed.part_of):
+    # Searches of the container (once each) skipped when they cannot match.
+    container_lower = ascii_lower(container)
+    proceedings = may_mention(container_lower, _PROCEEDINGS_WORDS) and bool(
+        _PROCEEDINGS.search(container)
+    )
+    journal = parsed.journal and (bool(parsed.volume) or not proceedings)
+    if (may_mention(container_lower, _REPORT_WORDS) and _REPORT_TEXT.search(container)) or (
+        parsed.genre == "report" and not parsed.part_of
+    ):
         return WorkType.REPORT  # "National Bureau of Economic Research Working Paper No. 6337"
     lower = ascii_lower(text)  # the searches of the whole text are skipped when they cannot match
     if parsed.genre == "thesis" or (
@@ -442,11 +473,11 @@ def work_type(
     ):
         return WorkType.REPORT
     if parsed.part_of:
-        return WorkType.PROCEEDINGS if _PROCEEDINGS.search(container) else WorkType.CHAPTER
-    if container and _PROCEEDINGS.search(container) and not _JOURNAL_WORDS.search(container):
+        return WorkType.PROCEEDINGS if proceedings else WorkType.CHAPTER
+    if proceedings and not _journal_named(container, container_lower):
         if not journal:
             return WorkType.PROCEEDINGS
-    if journal or (container and _JOURNAL_WORDS.search(container)):
+    if journal or _journal_named(container, container_lower):
         return WorkType.ARTICLE
     if container and (parsed.volume or parsed.pages):
         return WorkType.ARTICLE

@@ -52,6 +52,13 @@ _EDITION = re.compile(
 )
 _EDITION_WORDS = ("ed", "aufl")
 """A word every match of :data:`_EDITION` contains (for :func:`~.text.may_mention`)."""
+_THESIS_WORDS = ("diss", "thesis", "thèse", "doktorarbeit", "tesis")
+"""A word every match of :data:`_THESIS` contains."""
+_REPORT_WORDS = ("tech", "paper", "report", "brief", "tr", "cmu-cs", "memorandum", "preprint")
+"""A word every match of :data:`_REPORT` contains."""
+_MONTH_DAY_LENGTH = len("septiembre. 12")
+"""The longest text :data:`_MONTH_DAY` matches whole: the longest month, its period, a
+space and two digits (each character of a text matches one of the pattern)."""
 PUBLISHER_WORDS = re.compile(
     r"\b(?:press|publish\w*|publications?|books|verlag|editions?|éditions|editor[ae]|"
     r"editrice|inc\.?|ltd\.?|co\.|company|house|university|universit\w+|institute|"
@@ -271,7 +278,9 @@ def take_title_details(title: str, parsed: Parsed) -> str:
         if genre and (_THESIS.search(genre.group(1)) or _REPORT.search(genre.group(1))):
             _apply_genre(genre.group(1), parsed)
             title = title[: genre.start()]
-    dated = _TITLE_DATE.search(title)
+    # A match ends in a digit, a letter after a digit, or ")" (or before a final newline):
+    # a title ending in two letters (most) has none.
+    dated = None if title[-2:].isalpha() else _TITLE_DATE.search(title)
     if dated and dated.start() > 10:  # "Title. 1990" / "Title(2008)": the year, not the title
         parsed.year = parsed.year or int(dated.group(1) or dated.group(2))
         title = title[: dated.start()]
@@ -335,17 +344,24 @@ def _apply_imprint_sentence(text: str, parsed: Parsed) -> None:
         segment = take_year(segment, parsed)
         if not segment:
             continue
-        if _THESIS.search(segment) or _REPORT.search(segment):
+        lower = ascii_lower(segment)
+        if (may_mention(lower, _THESIS_WORDS) and _THESIS.search(segment)) or (
+            may_mention(lower, _REPORT_WORDS) and _REPORT.search(segment)
+        ):
             _apply_genre(segment, parsed)
             rest = _strip_genre(segment)
             if rest:
                 kept.append(rest)
             continue
-        edition = _EDITION.fullmatch(segment) or _EDITION.match(segment)
+        edition = (
+            _EDITION.fullmatch(segment) or _EDITION.match(segment)
+            if may_mention(lower, _EDITION_WORDS)
+            else None
+        )
         if edition and edition.end() >= len(segment) - 1:
             parsed.edition = parsed.edition or edition.group("ed").strip()
             continue
-        if _MONTH_DAY.fullmatch(segment):
+        if len(segment) <= _MONTH_DAY_LENGTH and _MONTH_DAY.fullmatch(segment):
             continue
         kept.append(segment)
     _place_and_publisher(kept, parsed)

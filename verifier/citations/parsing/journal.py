@@ -86,7 +86,7 @@ def _last_title_cut(pre: str) -> Cut | None:
     abbreviated journal name ("Biopharm. Drug Dispos.")."""
     chosen: Cut | None = None
     for cut in boundaries(pre):
-        words = pre[: cut.left].split()
+        words = pre[: cut.left].rsplit(maxsplit=2)  # the last two words (and one if alone)
         word = words[-1] if words else ""
         previous = words[-2] if len(words) > 1 else ""
         after_abbreviation = (
@@ -171,14 +171,28 @@ def top_level_commas(text: str, marks: str = ",") -> list[int]:
     """Offsets of the commas (or other ``marks``) outside brackets."""
     depth = 0
     found: list[int] = []
-    for index, char in enumerate(text):
+    # Only brackets and marks change anything: the pattern skips every other character.
+    for match in _structure(marks).finditer(text):
+        char = match.group()
         if char in "([":
             depth += 1
         elif char in ")]":
             depth = max(0, depth - 1)
-        elif char in marks and depth == 0:
-            found.append(index)
+        elif depth == 0:
+            found.append(match.start())
     return found
+
+
+_STRUCTURE: dict[str, re.Pattern[str]] = {}
+"""One pattern per set of marks (a few, fixed in the code)."""
+
+
+def _structure(marks: str) -> re.Pattern[str]:
+    """A pattern matching one bracket or one of ``marks``."""
+    pattern = _STRUCTURE.get(marks)
+    if pattern is None:
+        pattern = _STRUCTURE[marks] = re.compile(f"[()\\[\\]{re.escape(marks)}]")
+    return pattern
 
 
 def _comma_split(pre: str) -> tuple[str, str] | None:

@@ -34,11 +34,15 @@ from .text import ABBREVIATIONS, CJK, LETTER, LOWER, UPPER, YEAR, boundaries
 
 _APOSTROPHE = "['’`´]"
 # A capitalised word: a capital, then letters and apostrophes, each apostrophe between
-# letters ("O'Brien"). Written as runs of letters so that backtracking (to a shorter
-# word, as the patterns below do) steps through a simple repeat; it tries the same
-# lengths in the same order as "(?:L|'(?=L))*L" (property-tested).
-_WORD = rf"(?:{UPPER}(?:{LETTER}+(?:{_APOSTROPHE}{LETTER}+)*|(?:{_APOSTROPHE}{LETTER}+)+))"
-_SURNAME_WORD = rf"(?:{_WORD}(?:\s?[-‐]\s?(?:{_WORD}|{LOWER}{{2,}}))*)"
+# letters ("O'Brien"); it matches what "(?:L|'(?=L))*L" matches, trying the same lengths
+# in the same order (property-tested). Its runs of letters are possessive ("++"): what
+# follows a word, a name or a given name in the patterns below (a space, a hyphen, an
+# apostrophe, a comma, the end of a name) never starts with a letter, so giving back
+# letters can never lead to a match. Failing to read a name (as most forms do at most
+# names) then costs one try per word instead of one per letter. An apostrophe and its
+# letters may still be given back: "Boston's" can end a name before a quote.
+_WORD = rf"(?:{UPPER}(?:{LETTER}++(?:{_APOSTROPHE}{LETTER}++)*|(?:{_APOSTROPHE}{LETTER}++)+))"
+_SURNAME_WORD = rf"(?:{_WORD}(?:\s?[-‐]\s?(?:{_WORD}|{LOWER}{{2,}}+))*)"
 _PARTICLE_WORDS = (
     r"van|von|vander|der|den|de|del|della|dei|degli|di|da|du|des|dos|das|do|la|le|lo|ter|ten|"
     r"te|zu|zum|zur|bin|ibn|al|el|dalla|delle|Van|Von|Der|Den|De|Del|Della|Di|Da|Du|Des|Dos|"
@@ -57,7 +61,8 @@ _INITIALS = rf"(?:(?:{_INITIAL}\s?(?:[-‐]\s?)?|{UPPER}[-‐])*{_INITIAL})"
 # B-form initials may lack the last period before a separator: "Ouellett, M. L, Stanley".
 _INITIALS_B = rf"(?:{_INITIALS}|(?:{_INITIAL}\s?(?:[-‐]\s?)?)*{UPPER}(?=\s?[,;&]|\s(?:and|et)\s))"
 _BARE_INITIALS = rf"(?:{UPPER}{{1,4}}(?!{LETTER})|(?:{UPPER}\s){{1,3}}{UPPER}(?![\w.]))"
-_GIVEN = rf"(?:{UPPER}{LOWER}+(?:[-‐]{UPPER}?{LOWER}+)?)"
+_GIVEN = rf"(?:{UPPER}{LOWER}++(?:[-‐]{UPPER}?{LOWER}++)?)"
+"""A given name; its letters possessive for the reason given at :data:`_WORD`."""
 # Given names after "Family,": "John", "Kai Ming", "Gail D.", "Mário de", "E. Allen".
 _GIVEN_E = (
     rf"(?:{_GIVEN}(?:\s{_GIVEN}){{0,2}}(?:\s(?:{_INITIALS}|{UPPER}(?![\w.’'])))?"
@@ -116,8 +121,10 @@ _SEPARATOR = re.compile(
     rf"|(?<={CJK})[.\s](?={CJK})|(?P<dot>\.\s)(?=[A-Z]{{2,}}[\w-]*,))"
 )
 _ELLIPSIS_GAP = re.compile(r"(?P<c1>)(?P<c2>)(?P<c3>)(?P<slash>)(?P<semi>)(?P<dot>)\s+(?=\S)")
+# The look-ahead holds the first letter of every alternative (matched case-insensitively,
+# "ı" and "İ" as "i" too): where none stands, the alternatives are not tried one by one.
 _ET_AL = re.compile(
-    r"\s?,?\s?(?:&\s?)?(?:et\.?\s?al(?:ii|ia)?\b\.?|and\s+others\b|&\s+others\b|u\.\s?a\.|"
+    r"\s?,?\s?(?:&\s?)?(?=[eaui&иy….(])(?:et\.?\s?al(?:ii|ia)?\b\.?|and\s+others\b|&\s+others\b|u\.\s?a\.|"
     r"a\s+kol\.|i\s+in\.|и\s+др\.|et\s+coll?\.|y\s+col\.|e\s+col\.|…|\.\.\.|\(\.\.\.\))",
     re.I,
 )
@@ -171,7 +178,10 @@ def scan_authors(text: str, start: int = 0) -> AuthorScan | None:
     one followed by punctuation, then the first form in the order B, C, A, E, D, K."""
     best: AuthorScan | None = None
     for form in _FIRST_FORMS:
-        scan = _scan(text, start, form)
+        first = _FORMS[form].match(text, start)
+        if first is None:
+            continue  # no first name in this form: no list (most forms, at most texts)
+        scan = _scan(text, start, form, first)
         if scan is not None and form in _LONG_LIST_ONLY and len(scan.authors) < 3:
             continue
         if scan is not None and (best is None or _rank(scan) > _rank(best)):
@@ -197,16 +207,26 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
         match = _FORMS[form].match(text, pos)
         if match is None:
             continue
-        family = " ".join(match.group("family").split())
-        read = match.group("given") if form in _WITH_GIVEN else None
-        given = " ".join((read or "").strip("()").split())
-        if not _plausible(family, given, form, text, match.end()):
+        found = _reading(text, match, form)
+        if found is None:
             continue
-        found = Author(family=family, given=given), match.end(), form
-        if _PUNCTUATED.match(text, match.end()) or text[match.end() - 1] == ".":
+        end = found[1]
+        if text[end - 1] == "." or _PUNCTUATED.match(text, end):
             return found
         fallback = fallback or found
     return fallback
+
+
+def _reading(text: str, match: re.Match[str], form: str) -> tuple[Author, int, str] | None:
+    """The name a match of form ``form`` read: (author, end, form), or None when it is
+    not plausibly a name (:func:`_plausible`)."""
+    family = " ".join(match.group("family").split())
+    read = match.group("given") if form in _WITH_GIVEN else None
+    given = " ".join((read or "").strip("()").split())
+    end = match.end()
+    if not _plausible(family, given, form, text, end):
+        return None
+    return Author(family=family, given=given), end, form
 
 
 def _plausible(family: str, given: str, form: str, text: str, end: int) -> bool:
@@ -237,26 +257,44 @@ class _Entry:
     joined_by_conjunction: bool
 
 
-@dataclass(slots=True)
-class _ListState:
-    """Where a list scan stands: the names so far and what the separators said."""
-
-    entries: list[_Entry]
-    pos: int
-    et_al: bool = False
-    after_conjunction: bool = False
-    semicolons: bool = False
-
-
-def _scan(text: str, start: int, first: str) -> AuthorScan | None:
-    """The list at ``start`` whose first name is in form ``first``."""
-    found = _name_at(text, start, first)
+def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan | None:
+    """The list at ``start`` whose first name is in form ``first`` (``match``: that
+    form's match at ``start``)."""
+    found = _reading(text, match, first)
     if found is None:
         return None
-    state = _ListState([_Entry(found[0], found[2], found[1], False)], found[1])
-    while _next_name(text, state, first, _FOLLOWERS[found[2]]):
-        pass
-    entries, pos, et_al = state.entries, state.pos, state.et_al
+    followers = _FOLLOWERS[found[2]]
+    entries = [_Entry(found[0], found[2], found[1], False)]
+    pos = found[1]
+    et_al = after_conjunction = semicolons = False
+    while True:  # "et al." and the next separator and name, until the list ends
+        more = _ET_AL.match(text, pos)
+        ellipsis = False
+        if more is not None:
+            et_al, pos = True, more.end()
+            ellipsis = more.group(0).strip(" ,").startswith(("…", "..."))
+            if not ellipsis:
+                break
+        separator = _SEPARATOR.match(text, pos)
+        if separator is None and ellipsis:
+            separator = _ELLIPSIS_GAP.match(text, pos)  # "Dinata, Y., … Meijaard, E."
+        if separator is None:
+            break
+        c1, c2, c3, slash, dot = separator.group("c1", "c2", "c3", "slash", "dot")
+        conjunction = bool(c1 or c2 or c3 or slash)
+        if after_conjunction and not conjunction:
+            break  # the name after "and" was the last
+        if dot and first not in "BE":
+            break
+        # "Family, Given" after the first name only in ";" lists and the French ". " style.
+        semicolons = semicolons or ";" in separator.group(0) or bool(dot)
+        allowed = followers if semicolons or conjunction else followers.replace("E", "")
+        found = _name_at(text, separator.end(), allowed)
+        if found is None:
+            break
+        entries.append(_Entry(found[0], found[2], found[1], conjunction))
+        pos = found[1]
+        after_conjunction = after_conjunction or conjunction
     kept = _drop_unjoined_given_first(text, entries, et_al)
     if len(kept) < len(entries):
         pos, et_al = kept[-1].end, False
@@ -266,38 +304,6 @@ def _scan(text: str, start: int, first: str) -> AuthorScan | None:
         kept.pop()  # the last "name" runs into the title: "... and Robert Craft, Memories and"
         closed = _close(text, [e.author for e in kept], False, kept[-1].end, first)
     return closed
-
-
-def _next_name(text: str, state: _ListState, first: str, followers: str) -> bool:
-    """Read "et al." and the next separator and name into ``state``; False at the end
-    of the list."""
-    more = _ET_AL.match(text, state.pos)
-    ellipsis = False
-    if more is not None:
-        state.et_al, state.pos = True, more.end()
-        ellipsis = more.group(0).strip(" ,").startswith(("…", "..."))
-        if not ellipsis:
-            return False
-    separator = _SEPARATOR.match(text, state.pos)
-    if separator is None and ellipsis:
-        separator = _ELLIPSIS_GAP.match(text, state.pos)  # "Dinata, Y., … Meijaard, E."
-    if separator is None:
-        return False
-    conjunction = any(separator.group("c1", "c2", "c3", "slash"))
-    if state.after_conjunction and not conjunction:
-        return False  # the name after "and" was the last
-    if separator.group("dot") and first not in "BE":
-        return False
-    # "Family, Given" after the first name only in ";" lists and the French ". " style.
-    state.semicolons = state.semicolons or ";" in separator.group(0) or bool(separator.group("dot"))
-    allowed = followers if state.semicolons or conjunction else followers.replace("E", "")
-    found = _name_at(text, separator.end(), allowed)
-    if found is None:
-        return False
-    state.entries.append(_Entry(found[0], found[2], found[1], conjunction))
-    state.pos = found[1]
-    state.after_conjunction = state.after_conjunction or conjunction
-    return True
 
 
 def _drop_sentence_period(entries: list[_Entry]) -> None:

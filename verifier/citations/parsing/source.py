@@ -51,7 +51,7 @@ def read_source(text: str, known_year: int | None = None, *, after_quote: bool =
         return parsed
     parsed = Parsed()
     rest = take_paren_imprint(text, parsed)
-    if _JOURNAL_NAME.search(rest) and not PUBLISHER_WORDS.search(rest) and ":" not in rest:
+    if ":" not in rest and _JOURNAL_NAME.search(rest) and not PUBLISHER_WORDS.search(rest):
         parsed.container = take_year(rest, parsed)
         return parsed
     venue = _venue_first(rest) if after_quote else None

@@ -54,7 +54,20 @@ _TAIL = re.compile(
     rf"(?P<tail>(?:{_ITEM})(?:[\s,;:.]*(?:{_ITEM}))*)[\s,;:.]*$",
     re.I,
 )
+_NUMBER_TAIL = re.compile(_TAIL.pattern.replace(_ITEM, NUMBER), re.I)
+""":data:`_TAIL` with numbers for items: the same match on a :data:`_PLAIN_NUMBERS` text
+(see there)."""
+_NUMBER_ITEM = re.compile(NUMBER, re.I)
+_PLAIN_NUMBERS = re.compile(r"(?:[0-9 ,;:.\-–—‐]|e(?=[0-9]))*")
+"""Text that holds only numbers, spaces, dashes and the stops between them ("12, 45-67",
+"50, e26439"). On it, every alternative of an item but the number needs a character it
+lacks (a bracket, a month, a label, a CJK sign; no label or month starts with "e" before
+a digit), so an item is exactly a :data:`NUMBER` wherever it starts: the cheaper
+:data:`_NUMBER_TAIL` and :data:`_NUMBER_ITEM` find what :data:`_TAIL` and
+:data:`_ITEM_PARTS` find (property-tested)."""
 _WORD = re.compile(r"(?<!\w)[^\W\d_]{2,}(?!\w)")
+_LAST_WORD = re.compile(rf".*({_WORD.pattern})", re.S)
+"""The last :data:`_WORD` (group 1) of the text a match is given."""
 _TAIL_WORDS = frozenset(
     (
         "vol vols volume volumes bd tome no nos nr num issue heft pp pg pgs pages page art "
@@ -68,8 +81,6 @@ _TAIL_WORDS = frozenset(
     ).split()
 )
 _TAIL_WINDOW = 200
-_NEAR_END = 48
-"""The end of a text searched first for its last word (:func:`_tail_search_start`)."""
 _PAREN_WITH_DIGIT = re.compile(r"\([^()]*\d[^()]*\)")
 _ROMAN_WORD = re.compile(r"[IVXLC]+")
 
@@ -83,16 +94,17 @@ def _tail_search_start(text: str) -> int:
     # of the tail: blank them out, keeping the offsets.
     if "(" in text:
         text = _PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), text)
-    # The last word usually lies near the end: look at the last few characters first.
-    # A word is a whole run of letters between non-word characters whatever the search
-    # starts at (its look-behind sees the text before the start), so the window finds
-    # exactly the words that start in it; when none of them decides, all are read.
-    near = max(start, len(text) - _NEAR_END)
-    for first in (near, start) if near > start else (start,):
-        for word in reversed(list(_WORD.finditer(text, first))):
-            token = word.group(0)
-            if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
-                return word.end()
+    # The words (runs of two letters or more between non-word characters) from the last
+    # one back: each found by one match whose greedy ".*" backs off from the end, so
+    # only the text after the word is looked at, and no earlier word is made a match.
+    # A word never ends where the previous one (a letter after a non-word character)
+    # starts, so ending the text there (``end``) hides no word.
+    end = len(text)
+    while (word := _LAST_WORD.match(text, start, end)) is not None:
+        token = word.group(1)
+        if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
+            return word.end(1)
+        end = word.start(1)
     return start
 
 
@@ -120,15 +132,25 @@ class Tail:
         return bool(self.volume or self.pages or self.issue)
 
 
-def peel_tail(text: str, known_year: int | None = None) -> Tail:
+def peel_tail(text: str, known_year: int | None = None, *, notes_settled: bool = False) -> Tail:
     """Split ``text`` into what precedes its numeric tail and the tail's fields. With
     ``known_year`` (the date after the authors), a leading or trailing 4-digit number is
-    only taken for the year when it is that year ("Periodontology 2000, 62(1), 7-9")."""
-    stripped = strip_trailing_notes(text)
-    match = _TAIL.search(stripped, _tail_search_start(stripped))
+    only taken for the year when it is that year ("Periodontology 2000, 62(1), 7-9").
+    ``notes_settled``: ``text`` is already what :func:`strip_notes` returned as settled,
+    so its notes are not looked for again."""
+    stripped = text if notes_settled else strip_trailing_notes(text)
+    start = _tail_search_start(stripped)
+    numbers = _PLAIN_NUMBERS.fullmatch(stripped, start) is not None
+    match = (_NUMBER_TAIL if numbers else _TAIL).search(stripped, start)
     if match is None:
         return Tail(stripped)
-    tail = _interpret(match.group("tail"), stripped[: match.start()], known_year)
+    pre = stripped[: match.start()]
+    if numbers:
+        tail = Tail(pre)
+        _assign_plain(tail, _NUMBER_ITEM.findall(match.group("tail")), known_year)
+        _move_series_letter(tail)
+    else:
+        tail = _interpret(match.group("tail"), pre, known_year)
     if tail.pages and not tail.volume and is_year_range(tail.pages):
         return Tail(stripped)  # "The South African War, 1899-1902"
     return tail
@@ -183,15 +205,22 @@ def may_end_in_note(text: str) -> bool:
 
 def strip_trailing_notes(text: str) -> str:
     """``text`` without trailing "[Sov. Phys. JETP 7, 172 (1958)]", "(in Russian)"."""
+    return strip_notes(text)[0]
+
+
+def strip_notes(text: str) -> tuple[str, bool]:
+    """:func:`strip_trailing_notes` of ``text``, and whether that is settled: stripping
+    it again would leave it as it is (False only when the three rounds all removed a
+    note, so a fourth might remove another)."""
     text = text.strip(" .,;")
     for _ in range(3):
         if not may_end_in_note(text):
-            break  # the substitution below would leave the text as it is
+            return text, True  # the substitution below would leave the text as it is
         stripped = _TRAILING_NOTE.sub("", text)
         if stripped == text:
-            break
+            return text, True
         text = stripped.strip(" .,;")
-    return text
+    return text, False
 
 
 _LETTERED_VOLUME = re.compile(r"([A-Z])(\d+)")
@@ -225,11 +254,16 @@ def _interpret(tail: str, pre: str, known_year: int | None) -> Tail:
         elif item.group("num"):
             plain.append(item.group("num"))
     _assign_plain(result, plain, known_year)
+    _move_series_letter(result)
+    return result
+
+
+def _move_series_letter(result: Tail) -> None:
+    """ "Phys. Rev. D95": the series letter of a volume with pages belongs to the journal."""
     lettered = _LETTERED_VOLUME.fullmatch(result.volume)
-    if lettered and result.pages:  # "Phys. Rev. D95": the series letter belongs to the journal
+    if lettered and result.pages:
         result.pre = f"{result.pre.rstrip(' ,')} {lettered.group(1)}"
         result.volume = lettered.group(2)
-    return result
 
 
 def _apply_label(result: Tail, label: str, value: str) -> None:
@@ -248,16 +282,17 @@ def _apply_label(result: Tail, label: str, value: str) -> None:
 def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> None:
     """Unlabelled numbers: a year first or last, then volume, issue, pages in order."""
     labelled = bool(result.volume or result.pages)
-
-    def is_year(value: str) -> bool:
-        return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
-
-    if known_year and len(plain) >= 3 and _YEAR_ONLY.match(plain[0]) and not is_year(plain[0]):
+    if (
+        known_year
+        and len(plain) >= 3
+        and _YEAR_ONLY.match(plain[0])
+        and not _is_year(plain[0], known_year)
+    ):
         result.pre = f"{result.pre.rstrip(' ,')} {plain.pop(0)}"  # "Periodontology 2000, 62(1)"
     if result.year is None and (len(plain) >= 2 or (plain and labelled)):
-        if is_year(plain[0]) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
+        if _is_year(plain[0], known_year) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
             result.year = int(plain.pop(0))
-        elif is_year(plain[-1]):
+        elif _is_year(plain[-1], known_year):
             result.year = int(plain.pop())
     if len(plain) == 1 and _YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
         result.year = result.year or int(plain[0])
@@ -267,7 +302,13 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
         if plain:
             result.pages = result.pages or plain[-1]
         return
-    slots = [s for s in ("volume", "issue", "pages") if not getattr(result, s)]
+    slots = [
+        slot
+        for slot, value in (
+            ("volume", result.volume), ("issue", result.issue), ("pages", result.pages)
+        )
+        if not value
+    ]
     if len(plain) == 1:
         target = "pages" if (_DASH.search(plain[0]) or result.volume) else "volume"
         if target in slots:
@@ -277,6 +318,11 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
         slots.remove("issue")
     for slot, value in zip(slots, plain[:1] + plain[1:][-(len(slots) - 1) :], strict=False):
         setattr(result, slot, value)
+
+
+def _is_year(value: str, known_year: int | None) -> bool:
+    """A 4-digit year that is ``known_year`` when one is known."""
+    return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
 
 
 def is_year_range(text: str) -> bool:

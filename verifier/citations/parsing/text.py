@@ -93,6 +93,8 @@ _LINK_MARKERS = ("retriev", "availab", "online", "accessed", "url", "doi", "prep
 # Whether any of the markers occurs, in one search (the same answer as testing each).
 _ID_MARKER = re.compile("|".join(map(re.escape, _ID_MARKERS)))
 _LINK_MARKER = re.compile("|".join(map(re.escape, _LINK_MARKERS)))
+_ANY_MARKER = re.compile("|".join(map(re.escape, dict.fromkeys(_ID_MARKERS + _LINK_MARKERS))))
+"""Either kind: most references hold none, and one search says so for both."""
 
 
 _EMPTY_BRACKETS = re.compile(r"\(\s*[.,;:]?\s*\)|\[\s*[.,;:]?\s*\]")
@@ -109,19 +111,57 @@ def prepare(text: str) -> str:
     text = text.replace("*", "").replace("\u00ad", "")
     text = text.replace("``", "“").replace("''", "”").replace(",,", "„")
     text = " ".join(text.split())
-    return _LEADING_NUMBER.sub("", text, count=1)
+    # The pattern is anchored at the start: its one possible match is the one there.
+    number = _LEADING_NUMBER.match(text)
+    return text if number is None else text[number.end() :]
 
 
 def strip_links(text: str) -> str:
     """``text`` without URLs, DOIs, arXiv and other identifiers and the words that
     announce them ("Retrieved from", "Available at")."""
+    return " ".join(_without_links(text)[0].split())
+
+
+def _without_links(text: str) -> tuple[str, bool]:
+    """The substitutions of :func:`strip_links` (spaces not joined yet), and whether any
+    of them replaced something."""
     lower = text.lower()
-    if _ID_MARKER.search(lower):
-        text = _URL_OR_ID.sub(_keep_closing_punctuation, text)
-    if _LINK_MARKER.search(lower):
-        text = _LINK_WORDS.sub(" ", text)
-    text = _EMPTY_BRACKETS.sub(" ", text)
-    return " ".join(text.split())
+    replaced = 0
+    if _ANY_MARKER.search(lower):
+        if _ID_MARKER.search(lower):
+            text, replaced = _URL_OR_ID.subn(_keep_closing_punctuation, text)
+        if _LINK_MARKER.search(lower):
+            text, count = _LINK_WORDS.subn(" ", text)
+            replaced += count
+    count = 0
+    if _has_empty_brackets(text):
+        text, count = _EMPTY_BRACKETS.subn(" ", text)
+    return text, replaced + count > 0
+
+
+def _has_empty_brackets(text: str) -> bool:
+    """True when :data:`_EMPTY_BRACKETS` matches in ``text``: every match starts at a "("
+    or "[", so it is tried at those alone (found by str.find, faster than the regex
+    engine's scan of every character)."""
+    for opening in "([":
+        index = text.find(opening)
+        while index >= 0:
+            if _EMPTY_BRACKETS.match(text, index):
+                return True
+            index = text.find(opening, index + 1)
+    return False
+
+
+def clean_body(prepared: str) -> str:
+    """``tidy(fix_spacing(strip_links(prepared)))`` for a text :func:`prepare` returned
+    (property-tested). Such a text has single spaces and none at either end, so the
+    spaces are joined again only after a substitution replaced something."""
+    text, replaced = _without_links(prepared)
+    if replaced:
+        text = " ".join(text.split())
+    if spacing_suspect(text):
+        text = fix_spacing(text)  # else it would only join the spaces again
+    return tidy(text)
 
 
 def _keep_closing_punctuation(match: re.Match[str]) -> str:
@@ -185,13 +225,18 @@ _PUNCTUATION_SUSPECT = re.compile(
     r"|,(?<=\s,)|;(?<=\s;)|:(?<=\s:)|\.(?<=\s\.)|\)(?<=\s\))|\](?<=\s\])"
 )
 _CONJUNCTION_SUSPECT = re.compile(rf"and{UPPER}|et{UPPER}")
+# The same as two patterns that each start with a literal word, which the regex engine
+# finds quickly (one alternation starting with "a" or "e" is tried at every such letter).
+_AND_SUSPECT = re.compile(rf"and{UPPER}")
+_ET_SUSPECT = re.compile(rf"et{UPPER}")
 
 
 def spacing_suspect(text: str) -> bool:
     """True when :data:`_SPACING_SUSPECT` occurs in ``text`` (property-tested to agree)."""
     return (
         _PUNCTUATION_SUSPECT.search(text) is not None
-        or _CONJUNCTION_SUSPECT.search(text) is not None
+        or _AND_SUSPECT.search(text) is not None
+        or _ET_SUSPECT.search(text) is not None
     )
 
 
@@ -263,23 +308,30 @@ def boundaries(text: str, *, strict: bool = True) -> Iterator[Cut]:
     word that is not all lower-case. With ``strict``, a period after an initial or a
     known abbreviation ("U.S.", "vs.", "J. Am. Chem.") does not end a sentence."""
     for match in _BOUNDARY.finditer(text):
-        following = match.group(3)
+        mark, quotes, following = match.group(1, 2, 3)
         # "e.g. the" continues the sentence; "arXiv" or "eLife" may start a new one.
         if following[0].islower() and not any(c.isupper() for c in following):
             continue
-        if match.group(1) == "." and strict and ends_with_abbreviation(text[: match.start()]):
+        left = match.start()
+        if mark == "." and strict and _abbreviation_before(text, left):
             continue
-        yield Cut(match.start(), match.end(), match.group(1), match.group(2))
+        yield Cut(left, match.end(), mark, quotes)
 
 
 def ends_with_abbreviation(left: str) -> bool:
     """True when the last word of ``left`` would keep a period that follows it: an
     initial, a word with an inner period ("U.S", "Ph.D") or a known abbreviation."""
+    return _abbreviation_before(left, len(left))
+
+
+def _abbreviation_before(text: str, end: int) -> bool:
+    """:func:`ends_with_abbreviation` of ``text[:end]``, without copying it: the searches
+    end at ``end``, where "$" then matches as at the end of the copy."""
     # A match holds no space or bracket, so it starts after the last " ", "(" or "[":
     # searching from there finds the same word without scanning the whole text.
-    after = max(left.rfind(" "), left.rfind("("), left.rfind("[")) + 1
-    word = _LAST_WORD.search(left, after)
-    if word is None or left.endswith((")", "]")):
+    after = max(text.rfind(" ", 0, end), text.rfind("(", 0, end), text.rfind("[", 0, end)) + 1
+    word = _LAST_WORD.search(text, after, end)
+    if word is None or text.endswith((")", "]"), 0, end):
         return False
     token = word.group(1)
     if "." in token.strip(".") and not token.strip(".")[-1:].isdigit():
@@ -288,7 +340,7 @@ def ends_with_abbreviation(left: str) -> bool:
     if len(letters) == 1 and letters.isalpha() and letters.isupper():
         return True  # an initial
     if letters == "al":
-        return bool(_ENDS_ET_AL.search(left))
+        return bool(_ENDS_ET_AL.search(text, 0, end))
     lower = letters.lower()
     return lower in GENERAL_ABBREVIATIONS or (
         letters[:1].isupper() and lower in JOURNAL_ABBREVIATIONS
@@ -352,15 +404,18 @@ def clean_title(title: str) -> str:
 def clean_segment(segment: str) -> str:
     """A container or publisher without surrounding punctuation, a leading "In" or a final
     sentence period (an abbreviation keeps its period)."""
+    if not segment:
+        return segment  # most publishers and places: nothing to clean
     segment = " ".join(segment.split()).strip(" ,;:")
-    segment = _LEADING_IN.sub("", segment)
+    if segment.startswith(("In", "in")):  # else _LEADING_IN cannot match
+        segment = _LEADING_IN.sub("", segment)
     if segment.endswith(".") and (
         not ends_with_abbreviation(segment[:-1]) or "." not in segment[:-1]
     ):
         segment = segment[:-1].rstrip(" ,;:")  # "N Engl J Med." ends a Vancouver sentence
-    if segment.count("(") < segment.count(")") and segment.endswith(")"):
+    if segment.endswith(")") and segment.count("(") < segment.count(")"):
         segment = segment[:-1].rstrip(" ,;:")
-    if segment.count("(") > segment.count(")") and segment.startswith("("):
+    if segment.startswith("(") and segment.count("(") > segment.count(")"):
         segment = segment[1:].lstrip()
     return segment
 
