@@ -272,25 +272,17 @@ _CONDITIONS: Mapping[str, Callable[[Traits], bool]] = {
 }
 
 
-def fallback_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
+def _fallback_order(traits: Traits, tables: PlanTables) -> tuple[str, ...]:
     """Every source worth asking for a second witness: the type's :data:`FALLBACK_ORDER`,
     then the :data:`FALLBACK_EXTRA` rows whose type and condition hold."""
-    return _fallback_order(traits_of(citation), tables)
-
-
-def _fallback_order(traits: Traits, tables: PlanTables) -> tuple[str, ...]:
     order = list(tables.fallback.get(traits.type, _ARTICLE_FALLBACK))
     order += [source for source, types, condition in FALLBACK_EXTRA
               if traits.type in types and _CONDITIONS[condition](traits)]
     return tuple(dict.fromkeys(order))
 
 
-def search_order(citation: Citation, tables: PlanTables = DEFAULT_TABLES) -> tuple[str, ...]:
-    """The search sources for the citation's type, with PubMed and DOAJ added by field."""
-    return _search_order(traits_of(citation), tables)
-
-
 def _search_order(traits: Traits, tables: PlanTables) -> tuple[str, ...]:
+    """The search sources for the citation's type, with PubMed and DOAJ added by field."""
     searches = tables.searches
     order = list(searches.get(traits.type, searches.get(WorkType.UNKNOWN, ())))
     article_like = traits.type in (WorkType.ARTICLE, WorkType.UNKNOWN, WorkType.OTHER)

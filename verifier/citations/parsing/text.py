@@ -224,9 +224,9 @@ _PUNCTUATION_SUSPECT = re.compile(
     rf"\(\s|\[\s|,{LETTER}|;{LETTER}|&{UPPER}|\?{UPPER}|\.{UPPER}|\.\d|\)(?<=[a-z)]\))\.?[A-Z]"
     r"|,(?<=\s,)|;(?<=\s;)|:(?<=\s:)|\.(?<=\s\.)|\)(?<=\s\))|\](?<=\s\])"
 )
-_CONJUNCTION_SUSPECT = re.compile(rf"and{UPPER}|et{UPPER}")
-# The same as two patterns that each start with a literal word, which the regex engine
-# finds quickly (one alternation starting with "a" or "e" is tried at every such letter).
+# "and" or "et" against a capital, as two patterns that each start with a literal word,
+# which the regex engine finds quickly (one alternation starting with "a" or "e" would be
+# tried at every such letter).
 _AND_SUSPECT = re.compile(rf"and{UPPER}")
 _ET_SUSPECT = re.compile(rf"et{UPPER}")
 
