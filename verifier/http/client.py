@@ -153,6 +153,12 @@ class Fetched(Generic[T]):
     cached: bool
 
 
+def _flight_key(reader: ResponseReader[Any], cache_key: str) -> str:
+    """What one flight and one remembered answer are keyed by: the request's cache key
+    and the reader of its answer (one response may be read by several readers)."""
+    return f"{type(reader).__qualname__}:{cache_key}"
+
+
 class _Flight(Generic[T]):
     """One request in flight, shared by every caller that asked for the same thing."""
 
@@ -220,7 +226,7 @@ class PacedClient:
         as :meth:`fetch` counts it, a miss is left to the :meth:`fetch` that follows. For
         callers that would otherwise start a task only to read the cache."""
         key = request.cache_key()
-        found = self._cached_now(request, key, f"{type(reader).__qualname__}:{key}", reader,
+        found = self._cached_now(request, key, _flight_key(reader, key), reader,
                                  count_miss=False)
         return None if found is UNDECIDED else found
 
@@ -247,7 +253,7 @@ class PacedClient:
         self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
         key = request.cache_key()
-        flight_key = f"{type(reader).__qualname__}:{key}"
+        flight_key = _flight_key(reader, key)
         cached = self._cached_now(request, key, flight_key, reader)
         if cached is not None and cached is not UNDECIDED:
             return cached
