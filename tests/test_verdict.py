@@ -43,6 +43,29 @@ def test_the_agreement_rule(results: dict[str, SourceResult], status: Status) ->
     assert decide(results).status is status
 
 
+@pytest.mark.parametrize(
+    ("status", "answered", "failed"),
+    [
+        (SourceStatus.MATCH, True, False),
+        (SourceStatus.NO_MATCH, True, False),
+        (SourceStatus.NOT_APPLICABLE, False, False),
+        (SourceStatus.SKIPPED, False, False),
+        (SourceStatus.RATE_LIMITED, False, True),
+        (SourceStatus.TIMED_OUT, False, True),
+        (SourceStatus.ERROR, False, True),
+    ],
+)
+def test_only_a_match_or_a_miss_is_an_answer_and_only_an_outage_is_a_failure(
+    status: SourceStatus, answered: bool, failed: bool
+) -> None:
+    assert (status.answered, status.failed) == (answered, failed)
+
+
+def test_every_source_status_is_classified_in_the_table_above() -> None:
+    # A status added later must be placed deliberately: answered, failed, or neither.
+    assert len(SourceStatus) == 7
+
+
 def test_lineage_counts_crossref_and_openalex_through_one_doi_as_one_witness() -> None:
     results = {"crossref": match("crossref"), "openalex": match("openalex")}
     assert decide(results, "distinct").status is Status.VERIFIED

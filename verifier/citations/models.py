@@ -48,12 +48,18 @@ class SourceStatus(StrEnum):
     @property
     def answered(self) -> bool:
         """True when the source gave a usable answer (a match or a definite miss)."""
-        return self in (SourceStatus.MATCH, SourceStatus.NO_MATCH)
+        return self in _ANSWERED
 
     @property
     def failed(self) -> bool:
         """True when the source could not be checked: never to be read as "not found"."""
-        return self in (SourceStatus.RATE_LIMITED, SourceStatus.TIMED_OUT, SourceStatus.ERROR)
+        return self in _FAILED
+
+
+# Sets, not tuples of ``SourceStatus.X``: reading an enum member off its class costs more
+# than the whole test (these are read for every source of every citation).
+_ANSWERED = frozenset({SourceStatus.MATCH, SourceStatus.NO_MATCH})
+_FAILED = frozenset({SourceStatus.RATE_LIMITED, SourceStatus.TIMED_OUT, SourceStatus.ERROR})
 
 
 class Retraction(StrEnum):
