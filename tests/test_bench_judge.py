@@ -4,13 +4,9 @@ and the JSON it writes (on a tiny set, against real child processes)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
 from judge import ELIFE, NEURIPS, main, utilisation
 from judge_endpoint import EndpointLimits
 from judge_world import BANDS, build_corpus, corpus_record, fraction

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import csv
-import sys
 from pathlib import Path
 
 import orjson
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
 from parse_identity import main
 
 from verifier.citations.parsing import parse_citation

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import csv
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
 from parse_speed import main, path_of
 
 APA = "Smith, J. (2019). A title of a paper. Journal of Things, 12(3), 45-67."

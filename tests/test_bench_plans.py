@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
 from plans import VARIANTS, Answers, replay
 
 from verifier.citations.models import (

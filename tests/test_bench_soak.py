@@ -3,11 +3,8 @@ knows on every source, and its checks find what they look for."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from soak import SENTINEL, Segment, fault_scenario, memory_figures, read_output, sentinel_hits
 

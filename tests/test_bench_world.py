@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-import sys
 import time
-from pathlib import Path
 
 import aiohttp
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
 from walters_wilder import LagSummary, LoopLagSampler, open_world
 from world_helpers import DEMO_CORPUS
 

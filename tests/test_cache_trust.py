@@ -155,9 +155,7 @@ async def test_a_cache_that_fails_in_use_is_given_up_after_one_notice(tmp_path: 
 def test_the_demo_and_the_benchmarks_never_use_the_users_default_cache(tmp_path: Path) -> None:
     """The world's answers stay out of the user's cache: the demo and the benchmarks
     name their own folders (the origin in the key is the second line of defence)."""
-    import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     from walters_wilder import engine_settings
 
     from verifier.cli.main import demo_settings

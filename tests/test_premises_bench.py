@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,6 @@ from verifier.claims.checker import PremiseChecker, PremiseOptions
 from verifier.llm.types import Usage
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-
 import premises as bench  # noqa: E402
 
 CLAIMS = [

@@ -29,8 +29,6 @@ def _load_module() -> ModuleType:
     name = "ww_world"
     if name in sys.modules:
         return sys.modules[name]
-    if str(ROOT / "bench") not in sys.path:
-        sys.path.append(str(ROOT / "bench"))  # ww_world imports its parts from bench/wwgen
     spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "ww_world.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
