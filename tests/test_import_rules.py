@@ -134,11 +134,14 @@ def test_the_rules_see_a_violation() -> None:
 # ---------------------------------------------------------------- what a process imports
 
 # What `verifier check` over a file (any format but the one read), `verifier --help` and a
-# cached run need not import: aiohttp (only when a request goes out), the world, the
+# cached run need not import: aiohttp and the rate limiter (only when a request goes out;
+# aiolimiter reads its own package metadata at import), the CRF library (only when a
+# citation is parsed rather than read from the parse store), the world, the
 # drawing progress displays (not under --quiet), the input readers of other formats and
 # their libraries, the model and premise pipelines.
 NOT_FOR_A_CHECK = (
-    "aiohttp", "yarl", "multidict", "verifier.http.aiohttp_session", "verifier.world.corpus",
+    "aiohttp", "yarl", "multidict", "verifier.http.aiohttp_session", "aiolimiter",
+    "importlib.metadata", "pycrfsuite", "verifier.world.corpus",
     "verifier.world.server", "rich", "verifier.cli.displays", "bibtexparser", "rispy",
     "pylatexenc", "verifier.citations.inputs.bibtex", "verifier.claims.checker",
     "verifier.llm.select", "verifier.llm.structured",
@@ -176,4 +179,5 @@ def test_a_cached_run_imports_no_http_library() -> None:
         "        async with Session(Settings(cache_dir=d)) as session:\n"
         "            assert session.clients\n"
         "asyncio.run(run())\n")
-    assert sorted(m for m in ("aiohttp", "verifier.http.aiohttp_session") if m in loaded) == []
+    assert sorted(m for m in ("aiohttp", "verifier.http.aiohttp_session", "aiolimiter")
+                  if m in loaded) == []

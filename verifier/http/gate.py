@@ -23,14 +23,17 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-
-from aiolimiter import AsyncLimiter
+from typing import TYPE_CHECKING
 
 from verifier.errors import BudgetSpent, CircuitOpen, DeadlineExceeded, FailureKind, SourceError
 
 from .deadline import Deadline, as_deadline
+from .imports import imported
 from .policy import RateClass, RateHint, SourcePolicy
 from .stats import SourceStats
+
+if TYPE_CHECKING:
+    from aiolimiter import AsyncLimiter
 
 
 def _without_name(message: str, name: str) -> str:
@@ -78,6 +81,8 @@ class ConcurrencyLimit:
 def _spacing_limiter(rate_class: RateClass) -> AsyncLimiter:
     # One token per interval: even spacing, so no window of period_s ever sees more than
     # `rate` requests (a bucket of size `rate` would allow twice that across a boundary).
+    from aiolimiter import AsyncLimiter  # imported (off the loop) by _limiter first
+
     return AsyncLimiter(1, rate_class.period_s / rate_class.rate)
 
 
@@ -101,8 +106,10 @@ class SourceGate:
         self._loop = loop
         self._source_limit = ConcurrencyLimit(policy.max_concurrency)
         self._class_limits = {n: ConcurrencyLimit(c.concurrency) for n, c in policy.classes.items()}
-        self._limiters = {n: _spacing_limiter(c) for n, c in policy.classes.items()}
         self._rates = dict(policy.classes)
+        self._limiters: dict[str, AsyncLimiter] = {}
+        """Each rate class's limiter, made when its first request is sent (a run the cache
+        answers imports no limiter library), and made anew when its rate changes."""
         self._paused_until = 0.0
         self._pause_cause = FailureKind.RATE_LIMITED
         self._consecutive_failures = 0
@@ -117,10 +124,7 @@ class SourceGate:
         self._budget_until = 0.0
         self._budget_message = ""
         self._spent = 0.0
-        self._weighted = (
-            AsyncLimiter(policy.weighted.rate, policy.weighted.period_s)
-            if policy.weighted is not None else None
-        )
+        self._weighted_bucket: AsyncLimiter | None = None
 
     # -- waiting -------------------------------------------------------------------------
 
@@ -147,18 +151,19 @@ class SourceGate:
             await self._own_wait(due, self._class_limits[name].acquire(), "no free slot")
             try:
                 while True:
-                    limiter = self._limiters[name]
+                    limiter = await self._limiter(name)
                     await self._own_wait(due, limiter.acquire(), "rate limit leaves no time")
                     # While we queued, a 429 may have paused the source, its breaker may
                     # have opened, or rate headers may have slowed it down: then queue
                     # again under the new terms.
                     if self._loop.time() < max(self._paused_until, self._breaker_open_until):
                         await self._wait_for_pause(due)
-                    elif limiter is self._limiters[name]:
+                    elif limiter is self._limiters.get(name):
                         break
-                if self._weighted is not None and weight > 0:
+                weighted = await self._weighted()
+                if weighted is not None and weight > 0:
                     await self._own_wait(
-                        due, self._weighted.acquire(min(weight, self._weighted.max_rate)),
+                        due, weighted.acquire(min(weight, weighted.max_rate)),
                         "weighted limit leaves no time")
                 yield
             finally:
@@ -179,11 +184,12 @@ class SourceGate:
         """Take ``weight`` more from the weighted bucket (a service reported using more
         than the estimate); waits while the bucket is empty, so the next requests do not
         overrun the limit."""
-        if self._weighted is None or weight <= 0:
+        weighted = await self._weighted()
+        if weighted is None or weight <= 0:
             return
         while weight > 0:
-            step = min(weight, self._weighted.max_rate)
-            await self._weighted.acquire(step)
+            step = min(weight, weighted.max_rate)
+            await weighted.acquire(step)
             weight -= step
 
     def _charge(self, cost: float) -> None:
@@ -280,16 +286,16 @@ class SourceGate:
 
     def apply_hint(self, hint: RateHint) -> None:
         """Slow down to what the service says it allows; never speed up past the policy."""
-        targets = [hint.request_class] if hint.request_class else list(self._limiters)
+        targets = [hint.request_class] if hint.request_class else list(self._rates)
         for name in targets:
-            if name not in self._limiters:
+            if name not in self._rates:
                 continue
             current = self._rates[name]
             if hint.limit and hint.interval_s:
                 advertised = hint.limit / hint.interval_s
                 if advertised < current.per_second:
                     self._rates[name] = RateClass(hint.limit, hint.interval_s, current.concurrency)
-                    self._limiters[name] = _spacing_limiter(self._rates[name])
+                    self._limiters.pop(name, None)  # the next request makes it anew
             if hint.concurrency:
                 self._class_limits[name].lower_to(hint.concurrency)
         if hint.remaining is not None and hint.remaining <= 0 and hint.reset_s:
@@ -321,7 +327,32 @@ class SourceGate:
 
     def class_of(self, request_class: str) -> str:
         """The policy class a request of ``request_class`` is paced under."""
-        return request_class if request_class in self._limiters else next(iter(self._limiters))
+        return request_class if request_class in self._rates else next(iter(self._rates))
+
+    async def _limiter(self, name: str) -> AsyncLimiter:
+        """The rate class ``name``'s limiter at its current rate (made on first use: the
+        limiter library is imported on a worker thread, as an import reads files)."""
+        limiter = self._limiters.get(name)
+        if limiter is None:
+            await imported("aiolimiter")
+            # Another request may have made it meanwhile: there is one per class.
+            limiter = self._limiters.get(name)
+            if limiter is None:
+                limiter = self._limiters[name] = _spacing_limiter(self._rates[name])
+        return limiter
+
+    async def _weighted(self) -> AsyncLimiter | None:
+        """The weighted bucket (a model endpoint's tokens per minute), if the policy has
+        one: the same leaky bucket as the rates, with one period's worth of capacity."""
+        weighted = self.policy.weighted
+        if weighted is None:
+            return None
+        if self._weighted_bucket is None:
+            limiter_module = await imported("aiolimiter")
+            if self._weighted_bucket is None:
+                self._weighted_bucket = limiter_module.AsyncLimiter(
+                    weighted.rate, weighted.period_s)
+        return self._weighted_bucket
 
     def __repr__(self) -> str:
         return (

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
-
-import pycrfsuite
+from typing import TYPE_CHECKING
 
 from .features import featurize
 from .tokens import Token
+
+if TYPE_CHECKING:
+    import pycrfsuite
 
 MODEL_PATH = Path(__file__).parent / "model" / "parser.crfsuite"
 """The trained model (written by ``bench/train_parser.py``; package data)."""
@@ -19,7 +21,11 @@ MODEL_PATH = Path(__file__).parent / "model" / "parser.crfsuite"
 @cache
 def tagger() -> pycrfsuite.Tagger:
     """The model, opened once per process (on first use, if :func:`warm_up` has not
-    opened it). Raises ``OSError`` when the file is missing."""
+    opened it). Raises ``OSError`` when the file is missing. The CRF library is imported
+    here, not with the parser: a run whose parses all come from the parse store never
+    loads it."""
+    import pycrfsuite
+
     loaded = pycrfsuite.Tagger()
     loaded.open(str(MODEL_PATH))
     return loaded
