@@ -316,7 +316,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = asyncio.run(run(args))
     if args.json:
         write_result(args.json, result)
-        print(f"result file: {args.json}")
     return 0
 
 

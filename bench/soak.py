@@ -341,7 +341,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     report(result)
     if args.json:
         write_result(args.json, result)
-        print(f"result file: {args.json}")
     return 0 if result["passed"] else 1
 
 

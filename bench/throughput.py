@@ -267,7 +267,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.json:
         write_result(args.json, result)
-        print(f"result file: {args.json}")
     return 0
 
 
