@@ -1,17 +1,18 @@
-"""Two source trees' throughput side by side in one run: the speed ratio of a change.
+"""Two source trees' speed side by side in one run: the ratio a change makes.
 
-    verifier bench compare --base REV [--head DIR] [--pairs N] [--json FILE]
-        [-- THROUGHPUT-ARGUMENTS]
+    verifier bench compare --base REV [--head DIR] [--bench throughput|rerun]
+        [--pairs N] [--json FILE] [-- BENCH-ARGUMENTS]
 
-Runs ``verifier bench throughput`` (with the arguments after ``--``; default
-``--distinct 2000 --repeated 10000``) from the ``--base`` tree and from the ``--head``
-tree (default: this checkout), alternately, ``--pairs`` times (default 3), each run a
-fresh process with a fresh world and cache, both reading the data this checkout reads
+Runs ``verifier bench throughput`` (default; arguments after ``--``, default
+``--distinct 2000 --repeated 10000``) or ``verifier bench rerun`` (the cached 636 re-run
+end to end; default ``--runs 5``) from the ``--base`` tree and from the ``--head`` tree
+(default: this checkout), alternately, ``--pairs`` times (default 3), each run a fresh
+process with a fresh world and cache, both reading the data this checkout reads
 (``--data`` after ``--`` names another). The order turns round every pair (base then
 head, head then base, ...), so a machine that slows down or speeds up during the run
-favours neither tree. Prints each pair's citations per CPU-second and the ratio head /
-base, distinct and repeated, and says so when the two trees' statuses differ (a speed
-change must not change a verdict).
+favours neither tree. Prints each pair's figures and the ratio head / base (citations
+per CPU-second: higher is faster; re-run seconds: lower is faster), and says so when
+the two trees' statuses differ (a speed change must not change a verdict).
 
 ``--base`` is a directory holding a source tree, or a git revision of this checkout,
 exported (``git archive``) to a temporary folder for the run. Both trees run on this
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +40,33 @@ from bench_args import result_file, write_result
 from walters_wilder import DEFAULT_DATA
 
 HERE = Path(__file__).resolve().parents[1]
-DEFAULT_THROUGHPUT_ARGS = ("--distinct", "2000", "--repeated", "10000")
-WORKLOADS = ("distinct", "repeated")
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What is compared of one bench: its default arguments, and each figure as (name,
+    where in the result file, where that figure's statuses are, what it measures)."""
+
+    default_args: tuple[str, ...]
+    figures: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...]
+
+
+BENCHES: dict[str, Compared] = {
+    "throughput": Compared(
+        ("--distinct", "2000", "--repeated", "10000"),
+        (("distinct", ("distinct", "per_cpu_s"), ("distinct", "status_counts"),
+          "citations per CPU-second, higher is faster"),
+         ("repeated", ("repeated", "per_cpu_s"), ("repeated", "status_counts"),
+          "citations per CPU-second, higher is faster"))),
+    "rerun": Compared(
+        ("--runs", "5"),
+        (("rerun", ("median_s",), ("status_counts",),
+          "seconds end to end (median of the runs), lower is faster"),)),
+}
 
 Runner = Callable[[str, Path], dict[str, Any]]
-"""Runs the throughput bench from a tree (named ``base`` or ``head``) and returns its
-result file's content."""
+"""Runs the bench from a tree (named ``base`` or ``head``) and returns its result file's
+content."""
 
 
 class CompareError(Exception):
@@ -58,9 +81,17 @@ def run_order(pairs: int) -> list[str]:
     return order
 
 
-def compare(runner: Runner, trees: dict[str, Path], pairs: int) -> dict[str, Any]:
+def _at(result: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = result
+    for key in path:
+        value = value[key]
+    return value
+
+
+def compare(runner: Runner, trees: dict[str, Path], pairs: int,
+            compared: Compared = BENCHES["throughput"]) -> dict[str, Any]:
     """Run ``runner`` over the trees in :func:`run_order` and pair the results: each
-    pair's per-CPU-second figures and ratios, and their range."""
+    pair's figures and ratios (head / base), and their range."""
     runs: dict[str, list[dict[str, Any]]] = {"base": [], "head": []}
     for n, name in enumerate(run_order(pairs), 1):
         print(f"run {n}/{2 * pairs}: {name} ({trees[name]})", file=sys.stderr, flush=True)
@@ -68,33 +99,32 @@ def compare(runner: Runner, trees: dict[str, Path], pairs: int) -> dict[str, Any
     rows = []
     for base, head in zip(runs["base"], runs["head"], strict=True):
         row: dict[str, Any] = {}
-        for workload in WORKLOADS:
-            b, h = base[workload]["per_cpu_s"], head[workload]["per_cpu_s"]
-            row[workload] = {"base": b, "head": h,
-                             "ratio": round(h / b, 3) if b and h else None}
-            row[workload]["same_statuses"] = (
-                base[workload]["status_counts"] == head[workload]["status_counts"])
-        row["peak_rss_mb"] = {"base": base["rss_mb"]["peak"], "head": head["rss_mb"]["peak"]}
+        for name, where, statuses, _ in compared.figures:
+            b, h = _at(base, where), _at(head, where)
+            row[name] = {"base": b, "head": h, "ratio": round(h / b, 3) if b and h else None,
+                         "same_statuses": _at(base, statuses) == _at(head, statuses)}
         rows.append(row)
     summary = {}
-    for workload in WORKLOADS:
-        ratios = [r[workload]["ratio"] for r in rows if r[workload]["ratio"] is not None]
-        summary[workload] = {"ratio_min": min(ratios, default=None),
-                             "ratio_max": max(ratios, default=None),
-                             "same_statuses": all(r[workload]["same_statuses"] for r in rows)}
+    for name, _, _, measures in compared.figures:
+        ratios = [r[name]["ratio"] for r in rows if r[name]["ratio"] is not None]
+        summary[name] = {"measures": measures, "ratio_min": min(ratios, default=None),
+                         "ratio_max": max(ratios, default=None),
+                         "same_statuses": all(r[name]["same_statuses"] for r in rows)}
     return {"trees": {k: str(v) for k, v in trees.items()}, "pairs": rows, "summary": summary}
 
 
 def print_table(result: dict[str, Any]) -> None:
-    print("| pair | distinct base → head | ratio | repeated base → head | ratio |")
-    print("|---|---|---|---|---|")
+    names = list(result["summary"])
+    print("| pair | " + " | ".join(f"{n} base → head | ratio" for n in names) + " |")
+    print("|---|" + "---|---|" * len(names))
     for n, row in enumerate(result["pairs"], 1):
-        d, r = row["distinct"], row["repeated"]
-        print(f"| {n} | {d['base']:,} → {d['head']:,} | ×{d['ratio']} "
-              f"| {r['base']:,} → {r['head']:,} | ×{r['ratio']} |")
-    for workload, s in result["summary"].items():
+        print(f"| {n} | " + " | ".join(
+            f"{row[name]['base']:,} → {row[name]['head']:,} | ×{row[name]['ratio']}"
+            for name in names) + " |")
+    for name, s in result["summary"].items():
         same = "same statuses" if s["same_statuses"] else "STATUSES DIFFER"
-        print(f"{workload}: head / base ×{s['ratio_min']}–×{s['ratio_max']} ({same})")
+        print(f"{name} ({s['measures']}): head / base ×{s['ratio_min']}–×{s['ratio_max']} "
+              f"({same})")
 
 
 def tree_of(value: str, repo: Path, scratch: Path) -> Path:
@@ -122,12 +152,12 @@ def tree_env(tree: Path) -> dict[str, str]:
     return env
 
 
-def check_tree(tree: Path) -> None:
-    """``CompareError`` unless ``tree`` holds a source tree this interpreter imports
-    ``verifier`` and its bench from."""
+def check_tree(tree: Path, bench: str = "throughput") -> None:
+    """``CompareError`` unless ``tree`` holds a source tree with ``bench`` that this
+    interpreter imports ``verifier`` from."""
     if not (tree / "verifier" / "__init__.py").is_file() or not (
-            tree / "bench" / "throughput.py").is_file():
-        raise CompareError(f"{tree} holds no verifier source tree with bench/throughput.py")
+            tree / "bench" / f"{bench}.py").is_file():
+        raise CompareError(f"{tree} holds no verifier source tree with bench/{bench}.py")
     probe = subprocess.run([sys.executable, "-c", "import verifier; print(verifier.__file__)"],
                            cwd=tree, env=tree_env(tree), capture_output=True, text=True,
                            check=False)
@@ -140,17 +170,17 @@ def check_tree(tree: Path) -> None:
                            "from the tree")
 
 
-def subprocess_runner(throughput_args: Sequence[str], scratch: Path) -> Runner:
-    """Run ``verifier bench throughput`` from each tree in a process of its own."""
+def subprocess_runner(bench: str, bench_args: Sequence[str], scratch: Path) -> Runner:
+    """Run ``verifier bench BENCH`` from each tree in a process of its own."""
     counter = iter(range(1, 1_000_000))
 
     def run(name: str, tree: Path) -> dict[str, Any]:
         out = scratch / f"{name}-{next(counter)}.json"
         done = subprocess.run(
-            [sys.executable, "-m", "verifier", "bench", "throughput", *throughput_args,
+            [sys.executable, "-m", "verifier", "bench", bench, *bench_args,
              "--json", str(out)], cwd=tree, env=tree_env(tree), check=False)
         if done.returncode != 0 or not out.is_file():
-            raise CompareError(f"the throughput bench of {name} ({tree}) failed with exit "
+            raise CompareError(f"the {bench} bench of {name} ({tree}) failed with exit "
                                f"code {done.returncode}")
         result: dict[str, Any] = orjson.loads(out.read_bytes())
         return result
@@ -165,15 +195,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a source tree's directory, or a git revision of this checkout")
     parser.add_argument("--head", default=str(HERE),
                         help="a source tree's directory (default: this checkout)")
+    parser.add_argument("--bench", choices=sorted(BENCHES), default="throughput",
+                        help="what is compared (default: throughput)")
     parser.add_argument("--pairs", type=int, default=3, help="base/head pairs (default 3)")
     parser.add_argument("--json", type=result_file, help="write the result file here")
-    parser.add_argument("throughput", nargs=argparse.REMAINDER,
-                        help="after --: the throughput bench's arguments (default: "
-                             + " ".join(DEFAULT_THROUGHPUT_ARGS) + ")")
+    parser.add_argument("bench_args", nargs=argparse.REMAINDER,
+                        help="after --: the bench's own arguments (default: throughput "
+                             + " ".join(BENCHES["throughput"].default_args) + "; rerun "
+                             + " ".join(BENCHES["rerun"].default_args) + ")")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error(f"--pairs must be at least 1, got {args.pairs}")
-    passed = [a for a in args.throughput if a != "--"] or list(DEFAULT_THROUGHPUT_ARGS)
+    compared = BENCHES[args.bench]
+    passed = [a for a in args.bench_args if a != "--"] or list(compared.default_args)
     if "--json" in passed:
         parser.error("--json after -- is the compare bench's own: give it before --")
     if "--data" not in passed:  # both trees read this checkout's data, wherever they are
@@ -183,12 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             trees = {"base": tree_of(args.base, HERE, scratch), "head": Path(args.head).resolve()}
             for tree in trees.values():
-                check_tree(tree)
-            result = compare(subprocess_runner(passed, scratch), trees, args.pairs)
+                check_tree(tree, args.bench)
+            result = compare(subprocess_runner(args.bench, passed, scratch), trees,
+                             args.pairs, compared)
         except CompareError as exc:
             print(f"verifier bench compare: {exc}", file=sys.stderr)
             return 2
-    result["throughput_args"] = passed
+    result["bench"] = args.bench
+    result["bench_args"] = passed
     print_table(result)
     if args.json:
         write_result(args.json, result)

@@ -249,56 +249,83 @@ def engine_settings(base_urls: dict[str, str], *, keyless: bool, time_scale: flo
     )
 
 
+def write_cli_input(citations: Sequence[Labelled], path: Path) -> Path:
+    """The citations as the CSV ``verifier check`` reads (id, citation_text)."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "citation_text"])
+        writer.writerows((c.id, c.text) for c in citations)
+    return path
+
+
+def cli_env(work: Path, *, keyless: bool) -> dict[str, str]:
+    """The environment of a ``verifier check`` process the bench times: the user's, less
+    any key or ``VERIFIER_`` setting of theirs, with bytecode and the pattern store
+    written under ``work`` (``PYTHONPYCACHEPREFIX``, ``VERIFIER_REGEX_STORE``), never
+    into the source tree or the user's cache, and the bench's keys unless ``keyless``."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in KEY_ENV_VARS.values() and not k.startswith("VERIFIER_")
+           and k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPYCACHEPREFIX=str(work / "pycache"),
+               VERIFIER_REGEX_STORE=str(work / "regex-store.bin"))
+    if not keyless:
+        env.update({KEY_ENV_VARS[name]: key for name, key in ANY_KEYS.items()
+                    if name in KEY_ENV_VARS})
+    return env
+
+
+async def timed_cli_check(source: Path, out: Path, world: WorldLink, settings: Settings,
+                          env: dict[str, str], *, time_scale: float, concurrency: int,
+                          keyless: bool) -> dict[str, Any]:
+    """``verifier check`` over ``source`` as a subprocess against ``world``, with the
+    cache of ``settings``: the wall time from spawning the process to its exit, start-up
+    included, its exit code, the requests the world saw meanwhile and the statuses by
+    id."""
+    root = world.base_urls["crossref"].rsplit("/crossref", 1)[0]
+    command = [sys.executable, "-m", "verifier", "check", str(source), "-o", str(out),
+               "--force", "--quiet", "--world", root, "--time-scale", str(time_scale),
+               "--concurrency", str(concurrency), "--cache-dir", str(settings.cache_dir),
+               "--deadline", str(settings.deadline_s)]
+    if not keyless:
+        command += ["--mailto", MAILTO]
+    before = (await world.stats())["requests"]
+    started = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(*command, env=env)
+    code = await process.wait()
+    wall = time.perf_counter() - started
+    sent = (await world.stats())["requests"] - before
+    return {"wall_s": round(wall, 3), "requests": sent, "exit_code": code,
+            "statuses": statuses_in(out)}
+
+
+def statuses_in(output: Path) -> dict[str, str]:
+    """Each line's status by id in a ``verifier check`` output file (none if missing)."""
+    statuses = {}
+    if output.is_file():
+        for line in output.read_bytes().splitlines():
+            if line.strip():
+                row = orjson.loads(line)
+                statuses[str(row.get("id"))] = str(row.get("status"))
+    return statuses
+
+
 async def cli_rerun(citations: Sequence[Labelled], corpus: Path, settings: Settings,
                     work: Path, *, time_scale: float, concurrency: int, keyless: bool,
                     world_in_process: bool, world_port: int) -> dict[str, Any]:
     """``verifier check`` as a subprocess over the citations with the warm cache of
-    ``settings``, against the world at ``world_port`` (the URLs the cache keys on), twice:
-    the wall time from spawning the process to its exit, start-up included, of a *first*
-    process (no bytecode of the package, no store of compiled patterns: what the first
-    run after an install or an upgrade pays) and of a *warm* one (the bytecode and the
-    pattern store the first one wrote: every later run). Both are written under ``work``
-    (``PYTHONPYCACHEPREFIX``, ``VERIFIER_REGEX_STORE``), never into the source tree or
-    the user's cache. Returns the warm run's wall time, statuses by id and the requests
-    the world saw, with the first run's as ``first``."""
-    source = work / "cli-rerun.csv"
-    with source.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["id", "citation_text"])
-        writer.writerows((c.id, c.text) for c in citations)
+    ``settings``, against the world at ``world_port`` (the URLs the cache keys on), twice
+    (:func:`timed_cli_check`): a *first* process (no bytecode of the package, no store
+    of compiled patterns: what the first run after an install or an upgrade pays) and a
+    *warm* one (the bytecode and the pattern store the first one wrote: every later
+    run). Returns the warm run's figures with the first run's as ``first``."""
+    source = write_cli_input(citations, work / "cli-rerun.csv")
+    env = cli_env(work, keyless=keyless)
     async with open_world(corpus, time_scale=time_scale, in_process=world_in_process,
                           port=world_port) as world:
-        root = world.base_urls["crossref"].rsplit("/crossref", 1)[0]
-        env = {k: v for k, v in os.environ.items()
-               if k not in KEY_ENV_VARS.values() and not k.startswith("VERIFIER_")
-               and k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPYCACHEPREFIX=str(work / "pycache"),
-                   VERIFIER_REGEX_STORE=str(work / "regex-store.bin"))
-        if not keyless:
-            env.update({KEY_ENV_VARS[name]: key for name, key in ANY_KEYS.items()
-                        if name in KEY_ENV_VARS})
-        runs = []
-        for name in ("first", "warm"):
-            out = work / f"cli-rerun-{name}.jsonl"
-            command = [sys.executable, "-m", "verifier", "check", str(source), "-o", str(out),
-                       "--force", "--quiet", "--world", root, "--time-scale", str(time_scale),
-                       "--concurrency", str(concurrency), "--cache-dir",
-                       str(settings.cache_dir), "--deadline", str(settings.deadline_s)]
-            if not keyless:
-                command += ["--mailto", MAILTO]
-            before = (await world.stats())["requests"]
-            started = time.perf_counter()
-            process = await asyncio.create_subprocess_exec(*command, env=env)
-            code = await process.wait()
-            wall = time.perf_counter() - started
-            sent = (await world.stats())["requests"] - before
-            statuses = {}
-            for line in out.read_bytes().splitlines():
-                if line.strip():
-                    row = orjson.loads(line)
-                    statuses[str(row.get("id"))] = str(row.get("status"))
-            runs.append({"wall_s": round(wall, 3), "requests": sent, "exit_code": code,
-                         "statuses": statuses})
+        runs = [await timed_cli_check(source, work / f"cli-rerun-{name}.jsonl", world,
+                                      settings, env, time_scale=time_scale,
+                                      concurrency=concurrency, keyless=keyless)
+                for name in ("first", "warm")]
     first, warm = runs
     return {**warm, "first": first}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare import CompareError, check_tree, compare, main, run_order, tree_of
+from compare import BENCHES, CompareError, check_tree, compare, main, run_order, tree_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,8 +39,22 @@ def test_each_pair_is_the_nth_base_run_with_the_nth_head_run() -> None:
     # The second pair ran head (100) before base (200): still paired base with base.
     assert [row["distinct"]["ratio"] for row in result["pairs"]] == [1.5, 0.5]
     assert [row["repeated"]["ratio"] for row in result["pairs"]] == [1.5, 0.5]
-    assert result["summary"]["distinct"] == {"ratio_min": 0.5, "ratio_max": 1.5,
-                                             "same_statuses": True}
+    assert result["summary"]["distinct"]["ratio_min"] == 0.5
+    assert result["summary"]["distinct"]["ratio_max"] == 1.5
+    assert result["summary"]["distinct"]["same_statuses"] is True
+
+
+def test_the_rerun_is_compared_on_its_median_wall_time() -> None:
+    medians = {"base": 1.2, "head": 0.9}
+
+    def runner(name: str, tree: Path) -> dict[str, Any]:
+        return {"median_s": medians[name], "status_counts": {"verified": 345}}
+
+    result = compare(runner, {"base": Path("b"), "head": Path("h")}, pairs=1,
+                     compared=BENCHES["rerun"])
+    assert result["pairs"][0]["rerun"] == {"base": 1.2, "head": 0.9, "ratio": 0.75,
+                                           "same_statuses": True}
+    assert "lower is faster" in result["summary"]["rerun"]["measures"]
 
 
 def test_different_statuses_are_reported_not_averaged_away() -> None:
