@@ -13,7 +13,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import asyncio, threading
 import pycrfsuite
-from verifier.citations.parsing.crf import model
 
 opened_on = []
 
@@ -22,7 +21,7 @@ class Recording(pycrfsuite.Tagger):
         opened_on.append(threading.get_ident())
         return super().open(*args)
 
-model.pycrfsuite.Tagger = Recording
+pycrfsuite.Tagger = Recording  # the model imports the library when it opens it
 import verifier.api
 from verifier import Settings, Verifier
 from verifier.citations.parsing import is_warm
