@@ -20,6 +20,13 @@ _RARE_WORDS = ("arxiv", "pmid", "ncbi", "pmc", "issn")
 """The words one of which the arXiv, PubMed and ISSN finders need (lower-case ASCII)."""
 
 
+def _has_rare_word(lower: str) -> bool:
+    for word in _RARE_WORDS:
+        if word in lower:
+            return True
+    return False
+
+
 def find_identifiers(text: str) -> Identifiers:
     """All identifiers ``text`` gives. An arXiv DOI (10.48550/arXiv.…) also fills
     ``arxiv`` (without version; see :func:`find_arxiv_versioned`); ``isbn`` holds the
@@ -31,7 +38,7 @@ def find_identifiers(text: str) -> Identifiers:
     # Each of the four finders below returns nothing for ASCII text whose lower case
     # holds none of its words, and all their words are rare: tested once here for all
     # (the same result, property-tested).
-    if text.isascii() and not any(word in text.lower() for word in _RARE_WORDS):
+    if text.isascii() and not _has_rare_word(text.lower()):
         if not (doi or isbn or url):
             return _NO_IDENTIFIERS
         arxiv = find_arxiv(doi) if doi else None
