@@ -404,3 +404,26 @@ async def test_closing_the_cache_during_a_turn_ends_its_snapshot_quietly(
     await asyncio.sleep(0)
     with pytest.raises(RuntimeError, match="after close"):
         cache.get_now("svc", "/k")
+
+
+@pytest.mark.asyncio
+@pytest.mark.blocking_allowed("another instance writes inside one turn of the loop")
+async def test_a_snapshot_whose_end_failed_is_ended_before_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = tmp_path / "cache"
+    cache = ResponseCache(directory)
+    try:
+        def fails(_reader: sqlite3.Connection) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        assert cache.get_now("svc", "/new") is None
+        with monkeypatch.context() as patch:
+            patch.setattr(ResponseCache, "_end_read_on_loop", staticmethod(fails))
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # the loop's callback could not end it
+        assert cache._reader is not None and cache._reader.in_transaction
+        _write_now(directory, "/new", RESPONSE)
+        assert cache.get_now("svc", "/new") == RESPONSE  # ended, then a new snapshot
+    finally:
+        cache.close()

@@ -442,9 +442,9 @@ class ResponseCache:
         checks the file (two ``fcntl`` calls and an ``fstat``, all system calls); in a
         warm run a turn of the loop makes hundreds of reads (measured: 23,120 reads in
         79 turns), and those calls cost 5-15 us per read in the engine."""
-        if self._snapshot_loop is not None:
-            self._snapshot_loop = None
-            self._end_read_on_loop(reader)
+        # Whatever transaction is open ends: another loop's, or one whose end failed.
+        self._snapshot_loop = None
+        self._end_read_on_loop(reader)
         if loop is not None:
             self._begin_read_on_loop(reader)
             self._snapshot_loop = loop
