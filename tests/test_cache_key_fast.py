@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from verifier.http import transport
 from verifier.http.transport import HttpRequest, query_string
 
 WORDS = st.one_of(
@@ -38,3 +39,15 @@ def test_values_that_are_not_plain_strings_quote_as_urlencode_does() -> None:
         ("rows", 5), (_Text("q"), _Text("a b")), ("x", 2.5), (3, "é"), ("rows", "5")]
     for _ in range(2):  # the second time through, plain pairs come from the memo
         assert query_string(params) == urlencode(params)  # type: ignore[arg-type]
+
+
+def test_the_quoting_memos_stay_bounded_and_keep_quoting_as_urlencode_does() -> None:
+    params: list[tuple[str, str]] = []
+    for i in range(transport.QUOTED_MEMO_SIZE * 2 + 3):
+        params = [("q", f"title {i}: a/b"), ("rows", "5")]
+        assert query_string(params) == urlencode(params)
+        assert len(transport._quoted_values) <= transport.QUOTED_MEMO_SIZE
+    # A value met again after the memo was emptied is quoted anew, the same way.
+    assert query_string(params) == urlencode(params)
+    assert transport._quoted_values["5"] == "5"
+    assert transport._quoted_names["q"] == "q="

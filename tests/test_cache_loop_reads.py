@@ -305,3 +305,125 @@ def test_the_loop_reader_maps_the_file_as_diskcache_does(cache: ResponseCache) -
     assert reader is not None
     (mapped,) = reader.execute("PRAGMA mmap_size").fetchone()
     assert mapped == cache._cache.sqlite_mmap_size > 0
+
+
+# Reads in one turn of the loop share one read transaction (a snapshot).
+
+
+def _write_now(directory: Path, key: str, response: HttpResponse) -> None:
+    """Store ``response`` at once from another instance (a second process's write, made
+    without letting the loop turn)."""
+    other = ResponseCache(directory)
+    try:
+        other._put_blocking(other._key("svc", "", key), cache_module.encode_response(response),
+                            DAY)
+    finally:
+        other.close()
+
+
+@pytest.mark.asyncio
+async def test_reads_in_one_turn_of_the_loop_share_one_read_transaction(
+    cache: ResponseCache,
+) -> None:
+    await cache.put("svc", "/k", RESPONSE, DAY)
+    reader = cache._reader
+    assert reader is not None and not reader.in_transaction
+    assert cache.get_now("svc", "/k") == RESPONSE
+    assert reader.in_transaction  # the turn's first read began it ...
+    assert cache.get_now("svc", "/absent") is None
+    assert reader.in_transaction  # ... the turn's other reads use it ...
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert not reader.in_transaction  # ... and the loop ended it at its next turn
+
+
+@pytest.mark.asyncio
+@pytest.mark.blocking_allowed("another instance writes inside one turn of the loop")
+async def test_a_write_made_during_a_turn_is_seen_from_the_next_turn(tmp_path: Path) -> None:
+    directory = tmp_path / "cache"
+    cache = ResponseCache(directory)
+    try:
+        assert cache.get_now("svc", "/new") is None  # the snapshot of this turn
+        _write_now(directory, "/new", RESPONSE)
+        assert cache.get_now("svc", "/new") is None  # as if read a moment earlier
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert cache.get_now("svc", "/new") == RESPONSE
+    finally:
+        cache.close()
+
+
+@pytest.mark.blocking_allowed("reads with no event loop running, then writes between them")
+def test_without_a_running_loop_each_read_sees_the_latest_entries(tmp_path: Path) -> None:
+    directory = tmp_path / "cache"
+    cache = ResponseCache(directory)
+    try:
+        assert cache.get_now("svc", "/new") is None
+        assert cache._reader is not None and not cache._reader.in_transaction
+        _write_now(directory, "/new", RESPONSE)
+        assert cache.get_now("svc", "/new") == RESPONSE
+    finally:
+        cache.close()
+
+
+@pytest.mark.blocking_allowed("runs two event loops in turn and writes between them")
+def test_a_snapshot_a_stopped_loop_left_open_is_ended_by_the_next_read(tmp_path: Path) -> None:
+    directory = tmp_path / "cache"
+    cache = ResponseCache(directory)
+
+    async def read(key: str) -> object:
+        return cache.get_now("svc", key)
+
+    async def read_and_stop(key: str) -> object:
+        found = cache.get_now("svc", key)
+        # The loop stops after this turn: its callback that would end the snapshot at
+        # the next turn never runs.
+        asyncio.get_running_loop().stop()
+        return found
+
+    try:
+        first = asyncio.new_event_loop()
+        assert first.run_until_complete(read_and_stop("/new")) is None
+        first.close()
+        assert cache._reader is not None and cache._reader.in_transaction
+        _write_now(directory, "/new", RESPONSE)
+        assert asyncio.run(read("/new")) == RESPONSE  # another loop: a new snapshot
+        assert cache.get_now("svc", "/new") == RESPONSE  # no loop: no snapshot at all
+        assert not cache._reader.in_transaction
+    finally:
+        cache.close()
+
+
+@pytest.mark.asyncio
+async def test_closing_the_cache_during_a_turn_ends_its_snapshot_quietly(
+    cache: ResponseCache,
+) -> None:
+    assert cache.get_now("svc", "/k") is None
+    await asyncio.to_thread(cache.close)
+    await asyncio.sleep(0)  # the loop's callback finds the connection closed
+    await asyncio.sleep(0)
+    with pytest.raises(RuntimeError, match="after close"):
+        cache.get_now("svc", "/k")
+
+
+@pytest.mark.asyncio
+@pytest.mark.blocking_allowed("another instance writes inside one turn of the loop")
+async def test_a_snapshot_whose_end_failed_is_ended_before_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = tmp_path / "cache"
+    cache = ResponseCache(directory)
+    try:
+        def fails(_reader: sqlite3.Connection) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        assert cache.get_now("svc", "/new") is None
+        with monkeypatch.context() as patch:
+            patch.setattr(ResponseCache, "_end_read_on_loop", staticmethod(fails))
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # the loop's callback could not end it
+        assert cache._reader is not None and cache._reader.in_transaction
+        _write_now(directory, "/new", RESPONSE)
+        assert cache.get_now("svc", "/new") == RESPONSE  # ended, then a new snapshot
+    finally:
+        cache.close()

@@ -14,7 +14,6 @@ wire work itself is :mod:`verifier.http.aiohttp_session`.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -82,7 +81,8 @@ class HttpRequest:
 
 
 QUOTED_MEMO_SIZE = 1024
-"""Parameter names and values whose quoted form is remembered (least recently used out)."""
+"""Parameter names and values whose quoted form is remembered (each memo is emptied when
+it fills up, so what every request repeats is soon remembered again)."""
 
 _ALWAYS_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
 _QUOTED_BYTES = {b: chr(b) if b in _ALWAYS_SAFE else "+" if b == 0x20 else f"%{b:02X}"
@@ -108,21 +108,36 @@ def _quote_text(text: str) -> str:
     return raw.decode("latin-1").translate(_QUOTED_BYTES)
 
 
-@functools.lru_cache(maxsize=QUOTED_MEMO_SIZE)
-def _quoted_pair(name: str, value: str) -> str:
-    """``name=value`` quoted as ``urlencode`` quotes it. Remembered: the parameters every
-    request of a service repeats (a field list, a page size) are quoted once."""
-    return f"{_quote_text(name)}={_quote_text(value)}"
+_quoted_names: dict[str, str] = {}
+"""``name=`` quoted, by parameter name (a service uses a handful of names)."""
+_quoted_values: dict[str, str] = {}
+"""Values quoted, by value: the ones every request of a service repeats (a field list, a
+page size) are quoted once; a searched title is quoted once and rarely met again."""
+
+
+def _remembered(memo: dict[str, str], text: str, quoted: str) -> str:
+    """Keep ``quoted`` for ``text`` in ``memo`` (emptied first when full); returns it."""
+    if len(memo) >= QUOTED_MEMO_SIZE:
+        memo.clear()
+    memo[text] = quoted
+    return quoted
 
 
 def query_string(params: Sequence[tuple[object, object]]) -> str:
-    """``urllib.parse.urlencode(params)``, the same string, with a fast path for names and
-    values that need no quoting (most of them)."""
-    return "&".join([
-        _quoted_pair(k, v) if type(k) is str and type(v) is str
-        else f"{_quote_plus(k)}={_quote_plus(v)}"
-        for k, v in params
-    ])
+    """``urllib.parse.urlencode(params)``, the same string: plain ``str`` names and values
+    (most of them) quoted from bounded memos, anything else quoted as ``str(value)``."""
+    names, values = _quoted_names, _quoted_values
+    parts = []
+    for k, v in params:
+        if type(k) is str and type(v) is str:
+            name = names.get(k) or _remembered(names, k, _quote_text(k) + "=")
+            value = values.get(v)
+            if value is None:
+                value = _remembered(values, v, _quote_text(v))
+            parts.append(name + value)
+        else:
+            parts.append(f"{_quote_plus(k)}={_quote_plus(v)}")
+    return "&".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
