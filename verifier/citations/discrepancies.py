@@ -381,6 +381,10 @@ class _Field:
     cited: Callable[[Citation], str]
     found: Callable[[WorkRecord], str]
     same: Callable[[str, str], bool]
+    reflexive: bool = False
+    """``same(x, x)`` holds for every text ``x``: a found value equal to the cited one
+    agrees without the comparison. (Not so for containers and publishers: a name without
+    words, "!!!", agrees with nothing, itself included.)"""
 
 
 def _year(value: int | None) -> str:
@@ -391,15 +395,18 @@ _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
 
 # Plain attributes are read by attrgetter (no Python frame per read).
 _FIELDS: tuple[_Field, ...] = (
-    _Field("title", attrgetter("title"), attrgetter("title"), titles_agree),
-    _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b),
+    _Field("title", attrgetter("title"), attrgetter("title"), titles_agree, reflexive=True),
+    _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b,
+           reflexive=True),
     _Field("container", attrgetter("container"), attrgetter("container"), containers_agree),
-    _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree),
-    _Field("issue", attrgetter("issue"), attrgetter("issue"), numbers_agree),
-    _Field("pages", attrgetter("pages"), attrgetter("pages"), pages_agree),
+    _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree,
+           reflexive=True),
+    _Field("issue", attrgetter("issue"), attrgetter("issue"), numbers_agree, reflexive=True),
+    _Field("pages", attrgetter("pages"), attrgetter("pages"), pages_agree, reflexive=True),
     _Field("publisher", attrgetter("publisher"), attrgetter("publisher"), publishers_agree),
     _Field(
-        "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree
+        "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree,
+        reflexive=True,
     ),
 )
 """The text fields in report order (authors come second, after title)."""
@@ -432,7 +439,7 @@ def _cited_field_discrepancy(
     field: _Field, cited: str, sourced: Sequence[tuple[str, WorkRecord]]
 ) -> Discrepancy | None:
     """:func:`_field_discrepancy` given the cited value, stripped and not empty."""
-    found, same = field.found, field.same
+    found, same, reflexive = field.found, field.same, field.reflexive
     container = field.name == "container"
     values: list[tuple[str, str]] = []
     for source, record in sourced:
@@ -440,7 +447,7 @@ def _cited_field_discrepancy(
         # A preprint server is where a version sits, not a venue that contradicts one.
         if not value or (container and is_preprint_server(value)):
             continue
-        if same(cited, value):
+        if (reflexive and value == cited) or same(cited, value):
             return None  # an agreeing source supports the cited value
         values.append((source, value))
     agreed = consensus(values, same)
