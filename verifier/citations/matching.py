@@ -730,6 +730,12 @@ def best_candidate(
     """
     if len(records) <= 1:
         return (records[0], score_record(citation, records[0])) if records else None
+    # A match with title and authors both 1.0 has the highest rank there is (no score
+    # exceeds 1.0), and the first record wins every tie: when the first record is such a
+    # match (the usual answer to a search for a real work), no other needs scoring.
+    first = score_record(citation, records[0])
+    if first.title == 1.0 and first.authors == 1.0 and first.is_match:
+        return records[0], first
     # Every record's rank (is_match, title, authors) is at most its bound (see
     # _rank_bound), which needs only the titles. Records are scored in descending order
     # of (bound, earlier first); once a bound falls below the best (rank, earlier first)
@@ -749,7 +755,7 @@ def best_candidate(
         if best_rank is not None and bound < best_rank:
             break
         i = -bound[1]
-        scores = _scored(citation, records[i], titles[i])
+        scores = first if i == 0 else _scored(citation, records[i], titles[i])
         rank = ((scores.is_match, scores.title, scores.authors), -i)
         if best_rank is None or rank > best_rank:
             best, best_rank = (records[i], scores), rank
