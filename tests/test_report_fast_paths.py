@@ -452,3 +452,20 @@ def test_a_field_marked_reflexive_agrees_with_itself(text: str) -> None:
     # The two left out really are not: a name without words agrees with nothing.
     assert not D.publishers_agree("!!!", "!!!")
     assert not D.containers_agree("!!!", "!!!")
+
+
+def test_every_whitespace_character_but_the_space_is_unprintable() -> None:
+    """What the BibTeX DOI shortcut relies on: a printable text without a space holds no
+    character the DOI cleaning pattern's ``\\s`` removes."""
+    space = re.compile(r"\s")
+    for code in range(0x110000):
+        character = chr(code)
+        if character != " " and space.match(character):
+            assert not character.isprintable(), hex(code)
+
+
+@settings(max_examples=500)
+@given(st.text() | st.sampled_from(["10.1000/x y", "10.1000/{x}", "10.1000/x\u00a0y",
+                                    "10.1000/x\u2028y", "10.1000/ok"]))
+def test_the_bibtex_doi_is_the_pattern_substitution(doi: str) -> None:
+    assert C._bibtex_doi(doi) == C._DOI_NOISE.sub("", doi)

@@ -250,10 +250,12 @@ def shown_title(cited: str, titles: Sequence[str]) -> str:
             shown = title
             break
     for other in titles[1:]:
-        if _extends(other, shown):
+        # A title equal to the one shown leaves it as it is, extending it or not.
+        if other != shown and _extends(other, shown):
             shown = other
     if cited and not is_all_caps(cited) and (
-            normalize_title(cited) == normalize_title(shown) or _extends(cited, shown)):
+            cited == shown or normalize_title(cited) == normalize_title(shown)
+            or _extends(cited, shown)):
         return cited  # not in capitals: no sentence case
     if is_all_caps(shown):
         shown = _sentence_case(shown, [cited, *titles])
@@ -561,11 +563,20 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
     if record.publisher and (value := bibtex_escape(record.publisher)):
         fields.append(("school" if kind is WorkType.THESIS else "publisher", value))
     doi = record.identifiers.doi
-    if doi and (value := _DOI_NOISE.sub("", doi)):
+    if doi and (value := _bibtex_doi(doi)):
         fields.append(("doi", value))
     if note and (value := bibtex_escape(note)):
         fields.append(("note", value))
     return fields
+
+
+def _bibtex_doi(doi: str) -> str:
+    """``doi`` without braces and whitespace. Every whitespace character but the space is
+    unprintable (checked over all of Unicode by the tests), so a printable DOI without a
+    space or a brace has nothing to remove."""
+    if doi.isprintable() and " " not in doi and "{" not in doi and "}" not in doi:
+        return doi
+    return _DOI_NOISE.sub("", doi)
 
 
 def _thesis_type(record: WorkRecord) -> str:
