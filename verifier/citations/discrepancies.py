@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+import operator
 from operator import attrgetter
 from typing import TypeVar
 
@@ -387,8 +388,10 @@ class _Field:
     words, "!!!", agrees with nothing, itself included.)"""
 
 
-def _year(value: int | None) -> str:
-    return "" if value is None else str(value)
+def _year_of(work: Citation | WorkRecord) -> str:
+    """The year as text, "" for none (read for the citation and every agreeing record)."""
+    year = work.year
+    return "" if year is None else str(year)
 
 
 _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
@@ -396,8 +399,7 @@ _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
 # Plain attributes are read by attrgetter (no Python frame per read).
 _FIELDS: tuple[_Field, ...] = (
     _Field("title", attrgetter("title"), attrgetter("title"), titles_agree, reflexive=True),
-    _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b,
-           reflexive=True),
+    _Field("year", _year_of, _year_of, operator.eq, reflexive=True),
     _Field("container", attrgetter("container"), attrgetter("container"), containers_agree),
     _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree,
            reflexive=True),
@@ -515,13 +517,16 @@ def discrepancies_of(
     if not sourced:
         return ()
     records = [r for _, r in sourced]
+    first = records[0]
     found: list[Discrepancy] = []
     for field in _FIELDS:
         # A field the citation leaves out is never a discrepancy: its value is read first
         # (the publisher and DOI tests below are pure, so their order does not matter).
+        # So is one the most authoritative record gives equal, where that means agreeing
+        # (_cited_field_discrepancy's first look, made here without the call).
         cited = field.cited(citation).strip()
         name = field.name
-        if cited and not (
+        if cited and not (field.reflexive and field.found(first).strip() == cited) and not (
             (name == "publisher" and not _is_bookish(citation, records))
             or (name == "doi" and _doi_is_records_arxiv(citation, records))
         ):
