@@ -118,12 +118,14 @@ def retraction_status(results: Mapping[str, SourceResult], agreeing: tuple[str, 
 
 def retraction_of(records: Sequence[WorkRecord]) -> Retraction:
     """:func:`retraction_status` given the agreeing sources' records (in any order)."""
-    said = [r.retracted for r in records]
-    if any(v is True for v in said):
-        return Retraction.RETRACTED
-    if any(v is False for v in said):
-        return Retraction.CLEAN
-    return Retraction.UNKNOWN
+    clean = False
+    for record in records:
+        said = record.retracted
+        if said is True:
+            return Retraction.RETRACTED  # any record saying so decides
+        if said is False:
+            clean = True
+    return Retraction.CLEAN if clean else Retraction.UNKNOWN
 
 
 def agreeing_records(
@@ -132,7 +134,10 @@ def agreeing_records(
     """(source, record) of each agreeing source that has a record, most authoritative
     (:data:`AUTHORITY`) first."""
     present = [(s, r) for s in agreeing if s in results and (r := results[s].record)]
-    return sorted(present, key=lambda pair: authority_rank(pair[0]))
+    if len(present) > 1:  # sorted in place (stable), by the ranks read without a call
+        ranks, unknown = _RANKS, len(AUTHORITY)
+        present.sort(key=lambda pair: ranks.get(pair[0], unknown))
+    return present
 
 
 def authority_rank(source: str) -> int:
