@@ -262,6 +262,8 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     if authors_in_order(cited, found, et_al):  # _agree_in_order on comparable names
         return True
     cited, found = _persons(cited), _persons(found)
+    if not et_al and len(found) != len(cited):
+        return False  # what the last test below says, whatever the pairing finds
     pairs = _pair_authors(cited, found)
     if any(p is None for p in pairs):
         return False
