@@ -9,6 +9,7 @@ verdict's shortcut for the same names in the same order gives what the overlap g
 
 from __future__ import annotations
 
+import pytest
 from citation_strategies import (
     AUTHOR_LISTS,
     author_lists_like,
@@ -16,7 +17,6 @@ from citation_strategies import (
     citation_and_records,
     titles,
 )
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 

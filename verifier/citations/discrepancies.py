@@ -35,11 +35,11 @@ The comparisons (:func:`pages_agree`, :func:`containers_agree`, :func:`publisher
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-import operator
 from operator import attrgetter
 from typing import TypeVar
 
