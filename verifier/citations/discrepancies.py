@@ -398,6 +398,10 @@ def _year_of(work: Citation | WorkRecord) -> str:
 
 _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
 
+# Enum members read through their class cost a descriptor call each (StrEnum, Python
+# 3.11); the paths run per citation read these module constants instead.
+_UNKNOWN, _PREPRINT = WorkType.UNKNOWN, WorkType.PREPRINT
+
 # Plain attributes are read by attrgetter (no Python frame per read).
 _FIELDS: tuple[_Field, ...] = (
     _Field("title", attrgetter("title"), attrgetter("title"), titles_agree, reflexive=True),
@@ -417,7 +421,7 @@ _FIELDS: tuple[_Field, ...] = (
 
 
 def _is_bookish(citation: Citation, records: Sequence[WorkRecord]) -> bool:
-    if citation.type is not WorkType.UNKNOWN:
+    if citation.type is not _UNKNOWN:
         return citation.type in _BOOKISH
     return any(r.type in _BOOKISH for r in records)
 
@@ -589,7 +593,7 @@ def _is_preprint_record(record: WorkRecord) -> bool:
     """A record of a preprint: typed so, or with a preprint server as venue, or with no
     venue at all and an arXiv id or arXiv DOI (how the databases show an arXiv-only
     paper)."""
-    if record.type is WorkType.PREPRINT:
+    if record.type is _PREPRINT:
         return True
     if record.container:
         return is_preprint_server(record.container)
