@@ -9,6 +9,7 @@ verdict's shortcut for the same names in the same order gives what the overlap g
 
 from __future__ import annotations
 
+import pytest
 from citation_strategies import (
     AUTHOR_LISTS,
     author_lists_like,
@@ -155,3 +156,29 @@ def test_the_authors_verdict_for_names_in_order_is_the_overlaps(
     record = WorkRecord(source=source, source_id="1", url="", title="A title", authors=found)
     assert matching._authors_verdict(citation, record, 1.0) == \
         slow_person_verdict(citation, record)
+
+
+def test_a_perfect_first_record_is_taken_without_scoring_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    citation = Citation(title="The Boer War", authors=(Author("Pakenham", "T."),))
+    first = WorkRecord("crossref", "1", "", "The Boer War", (Author("Pakenham", "Thomas"),))
+    twin = WorkRecord("crossref", "2", "", "The Boer War", (Author("Pakenham", "Thomas"),))
+    other = WorkRecord("crossref", "3", "", "The Boer War", (Author("Smith", "J."),))
+    scored: list[WorkRecord] = []
+    real = matching._scored
+
+    def counting(citation: Citation, record: WorkRecord, title: float) -> MatchScores:
+        scored.append(record)
+        return real(citation, record, title)
+
+    monkeypatch.setattr(matching, "_scored", counting)
+    best = best_candidate(citation, [first, twin, other])
+    assert best is not None and best[0] is first
+    assert best[1].title == 1.0 and best[1].authors == 1.0 and best[1].is_match
+    assert scored == [first]
+    # A first record that is not perfect leaves the others to be scored.
+    scored.clear()
+    best = best_candidate(citation, [other, first, twin])
+    assert best is not None and best[0] is first
+    assert scored[0] is other and first in scored

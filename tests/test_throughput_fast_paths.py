@@ -210,21 +210,21 @@ def test_the_names_memo_never_answers_for_another_author_list() -> None:
     # Tuples freed and made anew often reuse an id: the memo must see they differ.
     for n in range(300):
         first = (Author(family=f"Family{n}", given="A."),)
-        assert [x.key for x in matching._cited_names(first)] == [f"family{n}"]
+        assert [x.key for x in matching._names(first)] == [f"family{n}"]
         del first
         second = (Author(family=f"Other{n}", given="B."), Author(literal="WHO"))
-        assert [x.key for x in matching._cited_names(second)] == [f"other{n}", "who"]
+        assert [x.key for x in matching._names(second)] == [f"other{n}", "who"]
     # A list may change after it was seen: it is never remembered.
     authors = [Author(family="Smith")]
-    assert [x.key for x in matching._cited_names(authors)] == ["smith"]
+    assert [x.key for x in matching._names(authors)] == ["smith"]
     authors[0] = Author(family="Jones")
-    assert [x.key for x in matching._cited_names(authors)] == ["jones"]
+    assert [x.key for x in matching._names(authors)] == ["jones"]
 
 
 def test_the_names_memo_stays_bounded() -> None:
     kept = [(Author(family=f"F{n}"),) for n in range(matching._NAMED_MEMO_SIZE * 2)]
     for authors in kept:
-        matching._cited_names(authors)
+        matching._names(authors)
     assert len(matching._named_memo) <= matching._NAMED_MEMO_SIZE
 
 

@@ -298,6 +298,12 @@ NO_AUTHORS_FLAG = "no_authors_cited"
 the other fields it gives (:func:`verifier.citations.matching.score_record`)."""
 
 
+# Enum members read through their class cost a descriptor call each (StrEnum, Python
+# 3.11): report_from_results reads these module constants instead.
+_CONFIRMED = (Status.VERIFIED, Status.UNCONFIRMED)
+_RETRACTED, _RETRACTION_UNKNOWN = Retraction.RETRACTED, Retraction.UNKNOWN
+
+
 def report_from_results(
     item: CitationInput,
     citation: Citation,
@@ -317,7 +323,7 @@ def report_from_results(
     agreeing = verdict.agreeing
     # The agreeing records, most authoritative first: found once, used by every part.
     sourced = agreeing_records(results, agreeing)
-    if verdict.status in (Status.VERIFIED, Status.UNCONFIRMED):
+    if verdict.status in _CONFIRMED:
         found.discard("title_by_other_authors")
         if not citation.authors and not citation.et_al:
             found.add(NO_AUTHORS_FLAG)
@@ -327,8 +333,9 @@ def report_from_results(
     if doi_not_found(citation, results):
         found.add(DOI_NOT_FOUND_FLAG)
     # The agreeing records are the ones retraction_status reads (its order aside).
-    retraction = retraction_of(records) if agreeing else Retraction.UNKNOWN
-    if retraction is Retraction.RETRACTED:
+    retraction = retraction_of(records) if agreeing else _RETRACTION_UNKNOWN
+    retracted = retraction is _RETRACTED
+    if retracted:
         found.add(RETRACTED_FLAG)
     return Report(
         id=item.id,
@@ -344,7 +351,7 @@ def report_from_results(
         sources=dict(results),
         elapsed_s=round(elapsed, 4),
         correction=correction_of(citation, sourced, key=item.key,
-                                 retracted=retraction is Retraction.RETRACTED),
+                                 retracted=retracted),
         book=book,
     )
 

@@ -60,6 +60,12 @@ from .models import (
 from .normalize import normalize_title, split_title, strip_markup
 from .verdict import agreeing_records
 
+# Enum members read through their class cost a descriptor call each (StrEnum, Python
+# 3.11); the paths run per citation read these module constants instead.
+_UNKNOWN, _OTHER = WorkType.UNKNOWN, WorkType.OTHER
+_ARTICLE, _BOOK, _CHAPTER = WorkType.ARTICLE, WorkType.BOOK, WorkType.CHAPTER
+_PROCEEDINGS, _REPORT, _THESIS = WorkType.PROCEEDINGS, WorkType.REPORT, WorkType.THESIS
+
 # ---------------------------------------------------------------------------------------
 # Completing the best record from the others
 
@@ -114,9 +120,9 @@ def _merged_changes(record: WorkRecord, others: Sequence[WorkRecord]) -> dict[st
             if other.year is not None:
                 changes["year"] = other.year
                 break
-    if record.type is WorkType.UNKNOWN:
+    if record.type is _UNKNOWN:
         for other in others:
-            if other.type is not WorkType.UNKNOWN:
+            if other.type is not _UNKNOWN:
                 changes["type"] = other.type
                 break
     pages = record.pages
@@ -178,17 +184,17 @@ def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
     """The kind of work to format ``record`` as: the record's type, else the citation's,
     else a guess from the fields (a container with editors: a chapter; with a volume,
     issue or pages: an article; a publisher alone: a book)."""
-    if record.type is not WorkType.UNKNOWN:
+    if record.type is not _UNKNOWN:
         return record.type
-    if citation is not None and citation.type is not WorkType.UNKNOWN:
+    if citation is not None and citation.type is not _UNKNOWN:
         return citation.type
     if record.container and record.editors:
-        return WorkType.CHAPTER
+        return _CHAPTER
     if record.container:
-        return WorkType.ARTICLE
+        return _ARTICLE
     if record.publisher:
-        return WorkType.BOOK
-    return WorkType.OTHER
+        return _BOOK
+    return _OTHER
 
 
 # ---------------------------------------------------------------------------------------
@@ -250,10 +256,12 @@ def shown_title(cited: str, titles: Sequence[str]) -> str:
             shown = title
             break
     for other in titles[1:]:
-        if _extends(other, shown):
+        # A title equal to the one shown leaves it as it is, extending it or not.
+        if other != shown and _extends(other, shown):
             shown = other
     if cited and not is_all_caps(cited) and (
-            normalize_title(cited) == normalize_title(shown) or _extends(cited, shown)):
+            cited == shown or normalize_title(cited) == normalize_title(shown)
+            or _extends(cited, shown)):
         return cited  # not in capitals: no sentence case
     if is_all_caps(shown):
         shown = _sentence_case(shown, [cited, *titles])
@@ -351,11 +359,11 @@ def _apa_in_book(record: WorkRecord) -> str:
 
 
 def _apa_source(record: WorkRecord, kind: WorkType) -> str:
-    if kind is WorkType.ARTICLE:
+    if kind is _ARTICLE:
         return _apa_journal(record)
-    if kind in (WorkType.CHAPTER, WorkType.PROCEEDINGS):
+    if kind in (_CHAPTER, _PROCEEDINGS):
         return _apa_in_book(record)
-    if kind in (WorkType.BOOK, WorkType.REPORT, WorkType.THESIS):
+    if kind in (_BOOK, _REPORT, _THESIS):
         return _apa_publisher(record)
     if record.container:
         return _apa_journal(record)
@@ -391,7 +399,7 @@ def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
     authors = apa_authors(record.authors)
     if authors:
         head = f"{_with_period(authors)} {date} {title}"
-    elif kind is WorkType.BOOK and record.editors:
+    elif kind is _BOOK and record.editors:
         head = f"{_editors_as_authors(record.editors)} {date} {title}"
     else:
         head = f"{title} {date}"
@@ -559,13 +567,22 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
     if record.pages and (value := _bibtex_pages(record.pages)):
         fields.append(("pages", value))
     if record.publisher and (value := bibtex_escape(record.publisher)):
-        fields.append(("school" if kind is WorkType.THESIS else "publisher", value))
+        fields.append(("school" if kind is _THESIS else "publisher", value))
     doi = record.identifiers.doi
-    if doi and (value := _DOI_NOISE.sub("", doi)):
+    if doi and (value := _bibtex_doi(doi)):
         fields.append(("doi", value))
     if note and (value := bibtex_escape(note)):
         fields.append(("note", value))
     return fields
+
+
+def _bibtex_doi(doi: str) -> str:
+    """``doi`` without braces and whitespace. Every whitespace character but the space is
+    unprintable (checked over all of Unicode by the tests), so a printable DOI without a
+    space or a brace has nothing to remove."""
+    if doi.isprintable() and " " not in doi and "{" not in doi and "}" not in doi:
+        return doi
+    return _DOI_NOISE.sub("", doi)
 
 
 def _thesis_type(record: WorkRecord) -> str:
@@ -589,7 +606,7 @@ def bibtex_entry(record: WorkRecord, kind: WorkType | None = None, *, key: str =
     ``@misc``. The entry's key is ``key`` when it is usable (:func:`usable_key`), else
     :func:`bibtex_key`; a ``retracted`` work gets ``note = {Retracted}``."""
     kind = kind or work_kind(record)
-    entry_type = _thesis_type(record) if kind is WorkType.THESIS else \
+    entry_type = _thesis_type(record) if kind is _THESIS else \
         _BIBTEX_TYPES.get(kind, "misc")
     fields = _bibtex_fields(record, kind, "Retracted" if retracted else "")
     lines = [f"  {name} = {{{value}}}" for name, value in fields]

@@ -35,6 +35,7 @@ The comparisons (:func:`pages_agree`, :func:`containers_agree`, :func:`publisher
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -261,6 +262,8 @@ def authors_agree(cited: Sequence[Author], found: Sequence[Author], et_al: bool 
     if authors_in_order(cited, found, et_al):  # _agree_in_order on comparable names
         return True
     cited, found = _persons(cited), _persons(found)
+    if not et_al and len(found) != len(cited):
+        return False  # what the last test below says, whatever the pairing finds
     pairs = _pair_authors(cited, found)
     if any(p is None for p in pairs):
         return False
@@ -381,32 +384,44 @@ class _Field:
     cited: Callable[[Citation], str]
     found: Callable[[WorkRecord], str]
     same: Callable[[str, str], bool]
+    reflexive: bool = False
+    """``same(x, x)`` holds for every text ``x``: a found value equal to the cited one
+    agrees without the comparison. (Not so for containers and publishers: a name without
+    words, "!!!", agrees with nothing, itself included.)"""
 
 
-def _year(value: int | None) -> str:
-    return "" if value is None else str(value)
+def _year_of(work: Citation | WorkRecord) -> str:
+    """The year as text, "" for none (read for the citation and every agreeing record)."""
+    year = work.year
+    return "" if year is None else str(year)
 
 
 _BOOKISH = (WorkType.BOOK, WorkType.CHAPTER)
 
+# Enum members read through their class cost a descriptor call each (StrEnum, Python
+# 3.11); the paths run per citation read these module constants instead.
+_UNKNOWN, _PREPRINT = WorkType.UNKNOWN, WorkType.PREPRINT
+
 # Plain attributes are read by attrgetter (no Python frame per read).
 _FIELDS: tuple[_Field, ...] = (
-    _Field("title", attrgetter("title"), attrgetter("title"), titles_agree),
-    _Field("year", lambda c: _year(c.year), lambda r: _year(r.year), lambda a, b: a == b),
+    _Field("title", attrgetter("title"), attrgetter("title"), titles_agree, reflexive=True),
+    _Field("year", _year_of, _year_of, operator.eq, reflexive=True),
     _Field("container", attrgetter("container"), attrgetter("container"), containers_agree),
-    _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree),
-    _Field("issue", attrgetter("issue"), attrgetter("issue"), numbers_agree),
-    _Field("pages", attrgetter("pages"), attrgetter("pages"), pages_agree),
+    _Field("volume", attrgetter("volume"), attrgetter("volume"), numbers_agree,
+           reflexive=True),
+    _Field("issue", attrgetter("issue"), attrgetter("issue"), numbers_agree, reflexive=True),
+    _Field("pages", attrgetter("pages"), attrgetter("pages"), pages_agree, reflexive=True),
     _Field("publisher", attrgetter("publisher"), attrgetter("publisher"), publishers_agree),
     _Field(
-        "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree
+        "doi", lambda c: c.identifiers.doi or "", lambda r: r.identifiers.doi or "", _dois_agree,
+        reflexive=True,
     ),
 )
 """The text fields in report order (authors come second, after title)."""
 
 
 def _is_bookish(citation: Citation, records: Sequence[WorkRecord]) -> bool:
-    if citation.type is not WorkType.UNKNOWN:
+    if citation.type is not _UNKNOWN:
         return citation.type in _BOOKISH
     return any(r.type in _BOOKISH for r in records)
 
@@ -432,7 +447,7 @@ def _cited_field_discrepancy(
     field: _Field, cited: str, sourced: Sequence[tuple[str, WorkRecord]]
 ) -> Discrepancy | None:
     """:func:`_field_discrepancy` given the cited value, stripped and not empty."""
-    found, same = field.found, field.same
+    found, same, reflexive = field.found, field.same, field.reflexive
     container = field.name == "container"
     values: list[tuple[str, str]] = []
     for source, record in sourced:
@@ -440,7 +455,7 @@ def _cited_field_discrepancy(
         # A preprint server is where a version sits, not a venue that contradicts one.
         if not value or (container and is_preprint_server(value)):
             continue
-        if same(cited, value):
+        if (reflexive and value == cited) or same(cited, value):
             return None  # an agreeing source supports the cited value
         values.append((source, value))
     agreed = consensus(values, same)
@@ -508,13 +523,16 @@ def discrepancies_of(
     if not sourced:
         return ()
     records = [r for _, r in sourced]
+    first = records[0]
     found: list[Discrepancy] = []
     for field in _FIELDS:
         # A field the citation leaves out is never a discrepancy: its value is read first
         # (the publisher and DOI tests below are pure, so their order does not matter).
+        # So is one the most authoritative record gives equal, where that means agreeing
+        # (_cited_field_discrepancy's first look, made here without the call).
         cited = field.cited(citation).strip()
         name = field.name
-        if cited and not (
+        if cited and not (field.reflexive and field.found(first).strip() == cited) and not (
             (name == "publisher" and not _is_bookish(citation, records))
             or (name == "doi" and _doi_is_records_arxiv(citation, records))
         ):
@@ -575,7 +593,7 @@ def _is_preprint_record(record: WorkRecord) -> bool:
     """A record of a preprint: typed so, or with a preprint server as venue, or with no
     venue at all and an arXiv id or arXiv DOI (how the databases show an arXiv-only
     paper)."""
-    if record.type is WorkType.PREPRINT:
+    if record.type is _PREPRINT:
         return True
     if record.container:
         return is_preprint_server(record.container)

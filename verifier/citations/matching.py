@@ -327,16 +327,18 @@ def _named(authors: Sequence[Author]) -> list[_Name]:
     return [name_of(a.family, a.given, a.literal) for a in authors if a.family or a.literal]
 
 
-_NAMED_MEMO_SIZE = 512
+_NAMED_MEMO_SIZE = 1024
 _named_memo: dict[int, tuple[tuple[Author, ...], list[_Name]]] = {}
 
 
-def _cited_names(authors: Sequence[Author]) -> list[_Name]:
-    """:func:`_named` of a citation's authors, which are compared with every candidate
-    record: remembered by the tuple's identity (a tuple of frozen authors never
-    changes). An entry holds the tuple itself, so its id cannot be reused while the
-    entry lives, and a hit is the very same tuple. At most :data:`_NAMED_MEMO_SIZE`
-    tuples are kept (then the memo starts over). Callers must not change the list."""
+def _names(authors: Sequence[Author]) -> list[_Name]:
+    """:func:`_named` of an author list compared more than once: a citation's authors
+    (compared with every candidate record) and a record's (scored by the matching, then
+    compared again by the report, :func:`authors_in_order`). Remembered by the tuple's
+    identity (a tuple of frozen authors never changes). An entry holds the tuple itself,
+    so its id cannot be reused while the entry lives, and a hit is the very same tuple.
+    At most :data:`_NAMED_MEMO_SIZE` tuples are kept (then the memo starts over).
+    Callers must not change the list."""
     if type(authors) is not tuple:
         return _named(authors)  # a list may change: never remembered
     entry = _named_memo.get(id(authors))
@@ -425,8 +427,8 @@ def authors_in_order(cited: Sequence[Author], found: Sequence[Author], et_al: bo
     record author at the same position and is that person (:func:`same_author`), and no
     record author is left out unless ``et_al``. The report's in-order test
     (:func:`verifier.citations.discrepancies.authors_agree`) on comparable names (the
-    citation's are the ones the matching made, :func:`_cited_names`)."""
-    cited_names, found_names = _cited_names(cited), _named(found)
+    names are the ones the matching made, :func:`_names`)."""
+    cited_names, found_names = _names(cited), _names(found)
     if len(found_names) != len(cited_names) and not (
             et_al and len(found_names) > len(cited_names)):
         return False
@@ -460,7 +462,7 @@ def _authors_verdict(citation: Citation, record: WorkRecord, title: float) -> tu
     cited, found = citation.authors, record.authors
     catalogue = record.source in CATALOGUE_SOURCES
     if _names_a_person(cited):
-        cited_names, found_names = _cited_names(cited), _named(found)
+        cited_names, found_names = _names(cited), _names(found)
         if len(cited_names) == len(found_names):
             for c, f in zip(cited_names, found_names, strict=True):
                 if not c.key or c.key != f.key or c.initial != f.initial:
@@ -710,7 +712,7 @@ def _short_slip(
     cited = [a for a in citation.authors if a.family]
     if not cited or not record.authors:
         return authors, False
-    share, shared = _overlap_names(_cited_names(citation.authors), _named(record.authors),
+    share, shared = _overlap_names(_names(citation.authors), _names(record.authors),
                                    SHORT_SLIP_MIN_LENGTH,
                                    catalogue=record.source in CATALOGUE_SOURCES)
     if shared >= 1 and share >= AUTHOR_THRESHOLD:
@@ -728,6 +730,12 @@ def best_candidate(
     """
     if len(records) <= 1:
         return (records[0], score_record(citation, records[0])) if records else None
+    # A match with title and authors both 1.0 has the highest rank there is (no score
+    # exceeds 1.0), and the first record wins every tie: when the first record is such a
+    # match (the usual answer to a search for a real work), no other needs scoring.
+    first = score_record(citation, records[0])
+    if first.title == 1.0 and first.authors == 1.0 and first.is_match:
+        return records[0], first
     # Every record's rank (is_match, title, authors) is at most its bound (see
     # _rank_bound), which needs only the titles. Records are scored in descending order
     # of (bound, earlier first); once a bound falls below the best (rank, earlier first)
@@ -747,7 +755,7 @@ def best_candidate(
         if best_rank is not None and bound < best_rank:
             break
         i = -bound[1]
-        scores = _scored(citation, records[i], titles[i])
+        scores = first if i == 0 else _scored(citation, records[i], titles[i])
         rank = ((scores.is_match, scores.title, scores.authors), -i)
         if best_rank is None or rank > best_rank:
             best, best_rank = (records[i], scores), rank

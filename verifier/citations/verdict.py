@@ -36,6 +36,14 @@ class Verdict:
     agreeing: tuple[str, ...]
 
 
+# Enum members read through their class cost a descriptor call each (StrEnum, Python
+# 3.11); the paths run per citation read these module constants instead.
+_MATCH = SourceStatus.MATCH
+_VERIFIED, _UNCONFIRMED = Status.VERIFIED, Status.UNCONFIRMED
+_INCONCLUSIVE, _NO_TRACE = Status.INCONCLUSIVE, Status.NO_TRACE
+_RETRACTED, _CLEAN, _UNKNOWN = Retraction.RETRACTED, Retraction.CLEAN, Retraction.UNKNOWN
+
+
 LINEAGES: tuple[tuple[str, str, str], ...] = (
     # (copy, origin, identifier): when both match through the same value of that
     # identifier, the copy's record may be the origin's, ingested: it is no witness of
@@ -53,7 +61,7 @@ aggregator copied both."""
 
 
 def matching_sources(results: Mapping[str, SourceResult]) -> tuple[str, ...]:
-    return tuple([s for s, r in results.items() if r.status is SourceStatus.MATCH])
+    return tuple([s for s, r in results.items() if r.status is _MATCH])
 
 
 def _same_identifier(a: SourceResult, b: SourceResult, kind: str) -> bool:
@@ -99,15 +107,15 @@ def decide(results: Mapping[str, SourceResult], independence: str = "distinct") 
     witnesses = len(agreeing) if independence == "distinct" else \
         len(independent_groups(results, independence))
     if witnesses >= AGREEMENT:
-        return Verdict(Status.VERIFIED, agreeing)
+        return Verdict(_VERIFIED, agreeing)
     if agreeing:
-        return Verdict(Status.UNCONFIRMED, agreeing)
+        return Verdict(_UNCONFIRMED, agreeing)
     if any(r.status.failed for r in results.values()):
-        return Verdict(Status.INCONCLUSIVE, ())
+        return Verdict(_INCONCLUSIVE, ())
     if not any(r.status.answered for r in results.values()):
         # Nobody was asked (every source skipped or not applicable): nothing was checked.
-        return Verdict(Status.INCONCLUSIVE, ())
-    return Verdict(Status.NO_TRACE, ())
+        return Verdict(_INCONCLUSIVE, ())
+    return Verdict(_NO_TRACE, ())
 
 
 def retraction_status(results: Mapping[str, SourceResult], agreeing: tuple[str, ...]) -> Retraction:
@@ -118,12 +126,14 @@ def retraction_status(results: Mapping[str, SourceResult], agreeing: tuple[str, 
 
 def retraction_of(records: Sequence[WorkRecord]) -> Retraction:
     """:func:`retraction_status` given the agreeing sources' records (in any order)."""
-    said = [r.retracted for r in records]
-    if any(v is True for v in said):
-        return Retraction.RETRACTED
-    if any(v is False for v in said):
-        return Retraction.CLEAN
-    return Retraction.UNKNOWN
+    clean = False
+    for record in records:
+        said = record.retracted
+        if said is True:
+            return _RETRACTED  # any record saying so decides
+        if said is False:
+            clean = True
+    return _CLEAN if clean else _UNKNOWN
 
 
 def agreeing_records(
@@ -132,7 +142,10 @@ def agreeing_records(
     """(source, record) of each agreeing source that has a record, most authoritative
     (:data:`AUTHORITY`) first."""
     present = [(s, r) for s in agreeing if s in results and (r := results[s].record)]
-    return sorted(present, key=lambda pair: authority_rank(pair[0]))
+    if len(present) > 1:  # sorted in place (stable), by the ranks read without a call
+        ranks, unknown = _RANKS, len(AUTHORITY)
+        present.sort(key=lambda pair: ranks.get(pair[0], unknown))
+    return present
 
 
 def authority_rank(source: str) -> int:
