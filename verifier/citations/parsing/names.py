@@ -128,6 +128,9 @@ _ET_AL = re.compile(
     r"a\s+kol\.|i\s+in\.|и\s+др\.|et\s+coll?\.|y\s+col\.|e\s+col\.|…|\.\.\.|\(\.\.\.\))",
     re.I,
 )
+_ET_AL_OR_SEPARATOR = re.compile(rf"(?P<etal>(?i:{_ET_AL.pattern}))|{_SEPARATOR.pattern}")
+""":data:`_ET_AL` (group ``etal``) where it matches, else :data:`_SEPARATOR`: the two
+tried in turn by one match (property-tested)."""
 _ROLE = re.compile(
     r"\s?,?\s?(?:\((?:eds?|editors?|hrsg|hg|dirs?|coords?|comps?)\.?\)|(?:eds?|editors?|Hrsg|Hg)\.?"
     r"(?=[\s.,:;]|$))",
@@ -268,18 +271,18 @@ def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan
     pos = found[1]
     et_al = after_conjunction = semicolons = False
     while True:  # "et al." and the next separator and name, until the list ends
-        more = _ET_AL.match(text, pos)
-        ellipsis = False
-        if more is not None:
-            et_al, pos = True, more.end()
-            ellipsis = more.group(0).strip(" ,").startswith(("…", "..."))
-            if not ellipsis:
-                break
-        separator = _SEPARATOR.match(text, pos)
-        if separator is None and ellipsis:
-            separator = _ELLIPSIS_GAP.match(text, pos)  # "Dinata, Y., … Meijaard, E."
+        # "et al." or else a separator, in one match (the two patterns tried in turn).
+        separator = _ET_AL_OR_SEPARATOR.match(text, pos)
         if separator is None:
             break
+        if separator.group("etal") is not None:
+            et_al, pos = True, separator.end()
+            if not separator.group(0).strip(" ,").startswith(("…", "...")):
+                break
+            # "Dinata, Y., … Meijaard, E.": after an ellipsis, a separator or a gap.
+            separator = _SEPARATOR.match(text, pos) or _ELLIPSIS_GAP.match(text, pos)
+            if separator is None:
+                break
         c1, c2, c3, slash, dot = separator.group("c1", "c2", "c3", "slash", "dot")
         conjunction = bool(c1 or c2 or c3 or slash)
         if after_conjunction and not conjunction:
