@@ -98,6 +98,13 @@ _FORMS: dict[str, re.Pattern[str]] = {
         r"(?=\s?[,;.]|\s(?:and|&)\s)"
     ),
 }
+_FIRST_WORD_COMMA = re.compile(
+    rf"{UPPER}{LETTER}*+,\s?(?P<given>{UPPER}{LOWER}|{_INITIALS}\s)?"
+)
+"""A first word of letters alone, then a comma: no name in form A, C, D, K or a starts
+there (each needs a space, hyphen, period or apostrophe after its first word, or a CJK
+character first), and one in form E only when ``given`` matches (the start of every
+:data:`_GIVEN_E`). Property-tested."""
 _WITH_GIVEN = frozenset(form for form, pattern in _FORMS.items() if "given" in pattern.groupindex)
 """The forms whose pattern reads given names."""
 _FOLLOWERS = {
@@ -180,7 +187,13 @@ def scan_authors(text: str, start: int = 0) -> AuthorScan | None:
     name. Of the readings in the forms above, the one with most names wins; among equals,
     one followed by punctuation, then the first form in the order B, C, A, E, D, K."""
     best: AuthorScan | None = None
-    for form in _FIRST_FORMS:
+    forms = _FIRST_FORMS
+    word_comma = _FIRST_WORD_COMMA.match(text, start)
+    if word_comma is not None:
+        # "Savage, N., ...": a first word of letters alone before a comma is the family
+        # name of a B or E name, and of E only when given names may follow.
+        forms = "BE" if word_comma.group("given") is not None else "B"
+    for form in forms:
         first = _FORMS[form].match(text, start)
         if first is None:
             continue  # no first name in this form: no list (most forms, at most texts)
