@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from verifier.citations.parsing import imprint, names, source, text
+from verifier.citations.parsing import imprint, names, source, tail, text
 
 # ---------------------------------------------------------------------------------------
 # Folded twins: a case-insensitive search as a case-sensitive one on the lower case
@@ -249,3 +249,154 @@ def test_the_first_cut_of_known_boundaries_is_the_first_boundary(value: str) -> 
         expected = slow_first_boundary(value, periods_first=periods_first)
         assert text.first_of(cuts, periods_first=periods_first) == expected
         assert text.first_boundary(value, periods_first=periods_first) == expected
+
+
+def slow_plausible(family: str, given: str, form: str, value: str, end: int) -> bool:
+    if form in "DE":
+        words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
+        if any(w in names._NOT_NAMES for w in words):
+            return False
+    family_words = family.split()
+    first, last = family_words[0], family_words[-1]
+    if first in ("In", "IN") and " " in family:
+        return False
+    if form in "ACa" and last.lower() in names._NOT_NAMES:
+        return False
+    if form == "E" and len(family_words) == 2 and len(given.split()) >= 2 and "-" not in family:
+        return False
+    if value.startswith(".", end) and last.lower() in text.ABBREVIATIONS and form in "ADa":
+        return False
+    return not (form == "D" and len(family) < 2)
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.lists(st.sampled_from(["In", "IN", "in", "Inge", "Smith", "Journal", "Phys", "J", "de",
+                              "van", "Le", "The", "-", "Rev"]), min_size=1, max_size=3)
+    .map(" ".join),
+    st.sampled_from(["", "J.", "John", "Mary Ann", "Minima Moralia", "A. B."]),
+    st.sampled_from(list("BCAEDKaL")),
+    st.sampled_from(["", ".", ", ", ". Title"]),
+)
+@example("In Bouma", "H.", "B", "")
+@example("In", "H.", "B", "")
+def test_a_name_is_judged_plausible_as_before(
+    family: str, given: str, form: str, after: str
+) -> None:
+    value = f"{family}, {given}{after}"
+    end = len(value) - len(after)
+    assert names._plausible(family, given, form, value, end) == slow_plausible(
+        family, given, form, value, end
+    )
+
+
+def slow_drop_sentence_period(entries: list[names._Entry]) -> list[names._Entry]:
+    entries = list(entries)
+    bare = [e for e in entries if e.form in "CL" and "." not in e.author.given]
+    last = entries[-1]
+    if bare and last.form in "CL" and re.fullmatch(r"[A-Z]{1,3}\.", last.author.given):
+        entries[-1] = names._Entry(
+            names.Author(family=last.author.family, given=last.author.given[:-1]),
+            last.form, last.end, last.joined_by_conjunction,
+        )
+    return entries
+
+
+def slow_drop_unjoined(value: str, entries: list[names._Entry], et_al: bool) -> list[names._Entry]:
+    if et_al or any(e.joined_by_conjunction for e in entries[1:]):
+        return entries
+    kept = list(entries)
+    end = names._QUOTE_AFTER if entries[0].form in "ABC" else names._CLEAN_LIST_END
+    while len(kept) > 1 and kept[-1].form == "D" and not end.match(value, kept[-1].end):
+        kept.pop()
+    return kept
+
+
+ENTRIES = st.lists(
+    st.builds(
+        names._Entry,
+        st.builds(names.Author, family=st.sampled_from(["Smith", "Torres"]),
+                  given=st.sampled_from(["A", "M.", "AB.", "John", "J. R."])),
+        st.sampled_from(list("ABCDEL")),
+        st.integers(min_value=0, max_value=12),
+        st.booleans(),
+    ),
+    min_size=1, max_size=4,
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(ENTRIES, st.booleans(), st.sampled_from(["Smith A, Torres M. Title", "A and B, “T”",
+                                                 "x. 2019 y", "Name, Other (1991)"]))
+def test_the_ends_of_a_name_list_are_dropped_as_before(
+    entries: list[names._Entry], et_al: bool, value: str
+) -> None:
+    kept = names._drop_unjoined_given_first(value, list(entries), et_al)
+    assert kept == slow_drop_unjoined(value, list(entries), et_al)
+    expected = slow_drop_sentence_period(kept)
+    names._drop_sentence_period(kept)
+    assert kept == expected
+
+
+# ---------------------------------------------------------------------------------------
+# Numeric tails: none after the last word when only stops follow it; roman numerals
+
+
+def slow_peel_tail(value: str, known_year: int | None) -> tail.Tail:
+    stripped = tail.strip_trailing_notes(value)
+    match = tail._TAIL.search(stripped, slow_tail_search_start(stripped))
+    if match is None:
+        return tail.Tail(stripped)
+    found = tail._interpret(match.group("tail"), stripped[: match.start()], known_year)
+    if found.pages and not found.volume and tail.is_year_range(found.pages):
+        return tail.Tail(stripped)
+    return found
+
+
+def slow_tail_search_start(value: str) -> int:
+    start = max(0, len(value) - tail._TAIL_WINDOW)
+    if "(" in value:
+        value = tail._PAREN_WITH_DIGIT.sub(lambda m: " " * len(m.group(0)), value)
+    end = len(value)
+    while (word := tail._LAST_WORD.match(value, start, end)) is not None:
+        token = word.group(1)
+        if token.lower() not in tail._TAIL_WORDS and not tail._ROMAN_WORD.fullmatch(token):
+            return word.end(1)
+        end = word.start(1)
+    return start
+
+
+TAIL_TEXTS = st.lists(st.sampled_from([
+    "Vendome Press", "Energy Policy", "Phys. Rev. D", " ", ", ", ".", ";", ":", "\n", "\t",
+    "50", "e26439", "12(3)", "45-67", "vol.", "IV", "XII", "Suppl", "(May)", "May", "(2004)",
+    "no", "pp.", "제22권", "x", "É", "ab", "Ⅳ",
+]), max_size=10).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(TAIL_TEXTS, st.sampled_from([None, 1999, 2004]))
+@example("Nationality. Vendome Press", None)
+@example("Energy Policy, 50, e26439.", 1996)
+@example("Studies, vol. IV.", None)
+def test_a_tail_is_peeled_as_by_the_full_pattern(value: str, known_year: int | None) -> None:
+    assert tail._tail_search_start(value) == slow_tail_search_start(value)
+    assert tail.peel_tail(value, known_year) == slow_peel_tail(value, known_year)
+
+
+# ---------------------------------------------------------------------------------------
+# Markers of links: words grouped by their first character
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([
+    "http", "htt", "www.", "ww", "doi", "do", "10.", "10", "arxiv", "arx", "pmid", "pmc",
+    "pm", "isbn", "issn", "is", "/", "retriev", "availab", "online", "accessed", "url", "ur",
+    "preprint", "pre", " ", "a", "x",
+])).map("".join))
+def test_a_marker_is_found_as_by_the_plain_alternation(value: str) -> None:
+    for words, pattern in (
+        (text._ID_MARKERS, text._ID_MARKER),
+        (text._LINK_MARKERS, text._LINK_MARKER),
+        (text._ID_MARKERS + text._LINK_MARKERS, text._ANY_MARKER),
+    ):
+        assert bool(pattern.search(value)) == any(word in value for word in words)

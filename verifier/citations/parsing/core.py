@@ -126,7 +126,9 @@ def parse_citation(text: str) -> Citation:
 
 def parse_body(body: str) -> Parsed:
     """Authors, year, title and source of a cleaned reference without identifiers."""
-    body = _CITE_PREFIX.sub("", body)
+    prefix = _CITE_PREFIX.match(body)  # anchored: its one possible match is at the start
+    if prefix is not None:
+        body = body[prefix.end() :]
     same_author = _SAME_AUTHOR.match(body)
     if same_author is not None:
         body = body[same_author.end() :]

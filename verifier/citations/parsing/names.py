@@ -248,6 +248,10 @@ def _reading(text: str, match: re.Match[str], form: str) -> tuple[Author, int, s
 def _plausible(family: str, given: str, form: str, text: str, end: int) -> bool:
     """Reject a match whose words are title words ("The", "Journal") or whose family name
     is a journal abbreviation ("J. Am." in "J. Am. Chem. Soc.")."""
+    if form in "BKL":
+        # Of the tests below only the first applies to these forms; ``family`` has single
+        # spaces and none at either end, so its first word is "In" before a space.
+        return not family.startswith(("In ", "IN "))
     if form in "DE":
         words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
         if any(w in _NOT_NAMES for w in words):
@@ -325,9 +329,11 @@ def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan
 def _drop_sentence_period(entries: list[_Entry]) -> None:
     """In a Vancouver list ("Torres A, Ferrer M."), the period after the last initials
     ends the sentence: "M." becomes "M" like the others."""
-    bare = [e for e in entries if e.form in "CL" and "." not in e.author.given]
     last = entries[-1]
-    if bare and last.form in "CL" and re.fullmatch(r"[A-Z]{1,3}\.", last.author.given):
+    if last.form not in "CL":
+        return  # (most lists) nothing to drop, whatever the others are
+    bare = [e for e in entries if e.form in "CL" and "." not in e.author.given]
+    if bare and re.fullmatch(r"[A-Z]{1,3}\.", last.author.given):
         entries[-1] = _Entry(
             Author(family=last.author.family, given=last.author.given[:-1]),
             last.form,
@@ -344,6 +350,8 @@ def _drop_unjoined_given_first(text: str, entries: list[_Entry], et_al: bool) ->
     must end cleanly (a sentence end, a quote, a year): "Benedict Anderson, Imagined
     Communities (1991)" is a name and a title, so trailing given-first names that are
     not followed so are dropped."""
+    if entries[-1].form != "D" or len(entries) == 1:
+        return entries  # (most lists) the loop below would drop nothing
     if et_al or any(e.joined_by_conjunction for e in entries[1:]):
         return entries
     kept = list(entries)

@@ -102,10 +102,16 @@ def _tail_search_start(text: str) -> int:
     end = len(text)
     while (word := _LAST_WORD.match(text, start, end)) is not None:
         token = word.group(1)
-        if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
+        # A roman numeral: letters of "IVXLC" alone (what _ROMAN_WORD.fullmatch tests).
+        if token.lower() not in _TAIL_WORDS and token.strip("IVXLC"):
             return word.end(1)
         end = word.start(1)
     return start
+
+
+_NOT_AN_ITEM_START = " ,;:."
+"""Characters no match of the ``tail`` group of :data:`_TAIL` starts with (its items start
+with a letter, a digit, a bracket or a CJK sign; property-tested)."""
 
 
 _PAGE_LABELS = ("p", "pp", "page", "pages", "pg", "pgs", "s", "art", "article", "paper")
@@ -140,6 +146,10 @@ def peel_tail(text: str, known_year: int | None = None, *, notes_settled: bool =
     so its notes are not looked for again."""
     stripped = text if notes_settled else strip_trailing_notes(text)
     start = _tail_search_start(stripped)
+    if not stripped[start:].strip(_NOT_AN_ITEM_START):
+        # (Most books) only stops or nothing after the last word: a tail starts after it
+        # and with a letter, digit or bracket, so there is none.
+        return Tail(stripped)
     numbers = _PLAIN_NUMBERS.fullmatch(stripped, start) is not None
     match = (_NUMBER_TAIL if numbers else _TAIL).search(stripped, start)
     if match is None:
