@@ -400,3 +400,69 @@ def test_a_marker_is_found_as_by_the_plain_alternation(value: str) -> None:
         (text._ID_MARKERS + text._LINK_MARKERS, text._ANY_MARKER),
     ):
         assert bool(pattern.search(value)) == any(word in value for word in words)
+
+
+# ---------------------------------------------------------------------------------------
+# Imprints: searches skipped without the character every match holds
+
+
+IMPRINT_TEXTS = st.lists(st.sampled_from([
+    "London", ": ", ":", "Verso", "New York, NY", "Press", "1951", "2008", "May", "May 3, ",
+    "(", ")", "(Penguin, 1999)", " ", ", ", ".", "٢", "12", "Vendome Press", "x",
+]), max_size=8).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(IMPRINT_TEXTS)
+@example("London: Verso")
+@example("Vendome Press, 1951")
+@example("Title (London: Verso, 1991)")
+def test_imprint_searches_are_skipped_only_where_they_cannot_match(value: str) -> None:
+    expected = imprint._PLACE_PUBLISHER.match(value)
+    if expected is not None and (
+        len(expected.group("pub").split()) > 10
+        or imprint.has_content(expected.group("pub"))
+        or not all(
+            imprint._PLACE_WORD.match(p.strip()) and len(p.strip().split()) <= 4
+            for p in expected.group("place").split(",")
+        )
+    ):
+        expected = None
+    found = imprint._place_publisher(value)
+    assert (found and found.span()) == (expected and expected.span())
+    parsed, slow = imprint.Parsed(), imprint.Parsed()
+    year = imprint._TRAILING_YEAR.search(value)
+    slow_rest = value.strip() if year is None else value[: year.start()].strip(" ,.;")
+    if year is not None:
+        slow.year = int(year.group(1))
+    assert imprint.take_year(value, parsed) == slow_rest
+    assert parsed.year == slow.year
+    # The characters the skipped searches need: without them, no match.
+    if ")" not in value:
+        assert imprint._FINAL_PAREN.search(value) is None
+    if ":" not in value:
+        assert imprint._PLACE_PUBLISHER.match(value) is None
+    if "1" not in value and "2" not in value:
+        assert imprint._TRAILING_YEAR.search(value) is None
+
+
+def slow_reading(value: str, match: re.Match[str], form: str) -> object:
+    family = " ".join(match.group("family").split())
+    read = match.group("given") if form in names._WITH_GIVEN else None
+    given = " ".join((read or "").strip("()").split())
+    end = match.end()
+    if not names._plausible(family, given, form, value, end):
+        return None
+    return names.Author(family=family, given=given), end, form
+
+
+@settings(max_examples=600, deadline=None)
+@given(NAME_TEXTS)
+@example("Savage, N., Ihori")
+@example("Galli SJ, Tsai M")
+@example("Shen et al.")
+def test_a_name_is_read_as_before(value: str) -> None:
+    for form in "BCAEDKaSL":
+        match = names._FORMS[form].match(value)
+        if match is not None:
+            assert names._reading(value, match, form) == slow_reading(value, match, form)

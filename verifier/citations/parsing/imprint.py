@@ -182,7 +182,7 @@ _PART_VENUE = re.compile(
 
 def take_paren_imprint(text: str, parsed: Parsed) -> str:
     """Move a final "(Publisher, Place, Year)" / "(Place: Publisher, Year)" into ``parsed``."""
-    match = _FINAL_PAREN.search(text)
+    match = _FINAL_PAREN.search(text) if ")" in text else None  # a match ends in ")"
     if match is None:
         return text
     inner = match.group("inner")
@@ -220,6 +220,8 @@ _LABELLED_DETAIL = re.compile(
 def _place_publisher(text: str) -> re.Match[str] | None:
     """ "City, ST: Publisher" with a place of short capitalised names and a short,
     capitalised publisher part, or None."""
+    if ":" not in text:
+        return None  # every match holds the colon between place and publisher
     match = _PLACE_PUBLISHER.match(text)
     if match is None or len(match.group("pub").split()) > 10 or has_content(match.group("pub")):
         return None
@@ -409,7 +411,8 @@ def _apply_imprint_sentence(text: str, parsed: Parsed) -> None:
 
 def take_year(segment: str, parsed: Parsed) -> str:
     """``segment`` without a trailing "1951" / "May 2008" (the year kept in ``parsed``)."""
-    match = _TRAILING_YEAR.search(segment)
+    # Every match holds a year, which starts with "1" or "2" (most segments: none).
+    match = _TRAILING_YEAR.search(segment) if "1" in segment or "2" in segment else None
     if match is None:
         return segment.strip()
     parsed.year = parsed.year or int(match.group(1))

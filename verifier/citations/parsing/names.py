@@ -236,13 +236,16 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
 def _reading(text: str, match: re.Match[str], form: str) -> tuple[Author, int, str] | None:
     """The name a match of form ``form`` read: (author, end, form), or None when it is
     not plausibly a name (:func:`_plausible`)."""
-    family = " ".join(match.group("family").split())
-    read = match.group("given") if form in _WITH_GIVEN else None
-    given = " ".join((read or "").strip("()").split())
+    if form in _WITH_GIVEN:
+        family, read = match.group("family", "given")
+        given = " ".join((read or "").strip("()").split())
+    else:
+        family, given = match.group("family"), ""
+    family = " ".join(family.split())
     end = match.end()
     if not _plausible(family, given, form, text, end):
         return None
-    return Author(family=family, given=given), end, form
+    return Author(family, given), end, form  # (family, given): positional is cheaper
 
 
 def _plausible(family: str, given: str, form: str, text: str, end: int) -> bool:
