@@ -13,7 +13,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from verifier.citations.models import Author
 from verifier.citations.parsing import imprint, names, source, tail, text
+from verifier.citations.parsing.journal import has_content
+from verifier.citations.parsing.parsed import Parsed
 
 # ---------------------------------------------------------------------------------------
 # Folded twins: a case-insensitive search as a case-sensitive one on the lower case
@@ -296,7 +299,7 @@ def slow_drop_sentence_period(entries: list[names._Entry]) -> list[names._Entry]
     last = entries[-1]
     if bare and last.form in "CL" and re.fullmatch(r"[A-Z]{1,3}\.", last.author.given):
         entries[-1] = names._Entry(
-            names.Author(family=last.author.family, given=last.author.given[:-1]),
+            Author(family=last.author.family, given=last.author.given[:-1]),
             last.form, last.end, last.joined_by_conjunction,
         )
     return entries
@@ -315,7 +318,7 @@ def slow_drop_unjoined(value: str, entries: list[names._Entry], et_al: bool) -> 
 ENTRIES = st.lists(
     st.builds(
         names._Entry,
-        st.builds(names.Author, family=st.sampled_from(["Smith", "Torres"]),
+        st.builds(Author, family=st.sampled_from(["Smith", "Torres"]),
                   given=st.sampled_from(["A", "M.", "AB.", "John", "J. R."])),
         st.sampled_from(list("ABCDEL")),
         st.integers(min_value=0, max_value=12),
@@ -421,7 +424,7 @@ def test_imprint_searches_are_skipped_only_where_they_cannot_match(value: str) -
     expected = imprint._PLACE_PUBLISHER.match(value)
     if expected is not None and (
         len(expected.group("pub").split()) > 10
-        or imprint.has_content(expected.group("pub"))
+        or has_content(expected.group("pub"))
         or not all(
             imprint._PLACE_WORD.match(p.strip()) and len(p.strip().split()) <= 4
             for p in expected.group("place").split(",")
@@ -430,7 +433,7 @@ def test_imprint_searches_are_skipped_only_where_they_cannot_match(value: str) -
         expected = None
     found = imprint._place_publisher(value)
     assert (found and found.span()) == (expected and expected.span())
-    parsed, slow = imprint.Parsed(), imprint.Parsed()
+    parsed, slow = Parsed(), Parsed()
     year = imprint._TRAILING_YEAR.search(value)
     slow_rest = value.strip() if year is None else value[: year.start()].strip(" ,.;")
     if year is not None:
@@ -453,7 +456,7 @@ def slow_reading(value: str, match: re.Match[str], form: str) -> object:
     end = match.end()
     if not names._plausible(family, given, form, value, end):
         return None
-    return names.Author(family=family, given=given), end, form
+    return Author(family=family, given=given), end, form
 
 
 @settings(max_examples=600, deadline=None)
