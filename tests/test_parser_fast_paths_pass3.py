@@ -469,3 +469,21 @@ def test_a_name_is_read_as_before(value: str) -> None:
         match = names._FORMS[form].match(value)
         if match is not None:
             assert names._reading(value, match, form) == slow_reading(value, match, form)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["1", "2", "9", "0", "5", "D", "A", "Z", "a", "١", "\n", "-",
+                                 "."]), max_size=6).map("".join),
+       st.sampled_from(["", "1-9"]))
+@example("1999", "")
+@example("D95", "1-9")
+@example("2039\n", "")
+def test_years_and_series_letters_are_read_as_by_their_patterns(value: str, pages: str) -> None:
+    assert tail._year_only(value) == bool(tail._YEAR_ONLY.match(value))
+    moved = tail.Tail("Phys. Rev.", volume=value, pages=pages)
+    tail._move_series_letter(moved)
+    lettered = tail._LETTERED_VOLUME.fullmatch(value)
+    if lettered and pages:
+        assert (moved.pre, moved.volume) == (f"Phys. Rev. {lettered.group(1)}", lettered.group(2))
+    else:
+        assert (moved.pre, moved.volume) == ("Phys. Rev.", value)

@@ -270,8 +270,10 @@ def _interpret(tail: str, pre: str, known_year: int | None) -> Tail:
 
 def _move_series_letter(result: Tail) -> None:
     """ "Phys. Rev. D95": the series letter of a volume with pages belongs to the journal."""
+    if not result.pages or not "A" <= result.volume[:1] <= "Z":
+        return  # a match starts with a capital A-Z
     lettered = _LETTERED_VOLUME.fullmatch(result.volume)
-    if lettered and result.pages:
+    if lettered:
         result.pre = f"{result.pre.rstrip(' ,')} {lettered.group(1)}"
         result.volume = lettered.group(2)
 
@@ -295,19 +297,22 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
     if (
         known_year
         and len(plain) >= 3
-        and _YEAR_ONLY.match(plain[0])
+        and _year_only(plain[0])
         and not _is_year(plain[0], known_year)
     ):
         result.pre = f"{result.pre.rstrip(' ,')} {plain.pop(0)}"  # "Periodontology 2000, 62(1)"
     if result.year is None and (len(plain) >= 2 or (plain and labelled)):
-        if _is_year(plain[0], known_year) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
+        if _is_year(plain[0], known_year) and (len(plain) == 1 or not _year_only(plain[1])):
             result.year = int(plain.pop(0))
         elif _is_year(plain[-1], known_year):
             result.year = int(plain.pop())
-    if len(plain) == 1 and _YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
+    if len(plain) == 1 and _year_only(plain[0]) and not (result.volume or result.pages):
         result.year = result.year or int(plain[0])
         return
-    if plain and _DOTTED_NUMBER.fullmatch(plain[0]) and result.year and not result.issue:
+    # (A match holds a period.)
+    if plain and "." in plain[0] and _DOTTED_NUMBER.fullmatch(plain[0]) and result.year and (
+        not result.issue
+    ):
         result.volume, result.issue = plain.pop(0).split(".")  # MLA "12.3 (2019): 45-67"
         if plain:
             result.pages = result.pages or plain[-1]
@@ -332,7 +337,13 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
 
 def _is_year(value: str, known_year: int | None) -> bool:
     """A 4-digit year that is ``known_year`` when one is known."""
-    return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
+    return _year_only(value) and known_year in (None, int(value))
+
+
+def _year_only(value: str) -> bool:
+    """Whether :data:`_YEAR_ONLY` matches ``value``: never unless it starts with the "1"
+    or "2" every year starts with (most volumes and pages do not)."""
+    return value[:1] in ("1", "2") and _YEAR_ONLY.match(value) is not None
 
 
 def is_year_range(text: str) -> bool:
