@@ -39,6 +39,7 @@ from .tail import Tail, apply_tail, peel_tail, strip_notes
 from .text import (
     YEAR,
     YEAR_TOKEN,
+    Cut,
     ascii_lower,
     boundaries,
     clean_body,
@@ -46,6 +47,7 @@ from .text import (
     clean_segment,
     clean_title,
     first_boundary,
+    first_of,
     left_of,
     may_mention,
     prepare,
@@ -124,7 +126,9 @@ def parse_citation(text: str) -> Citation:
 
 def parse_body(body: str) -> Parsed:
     """Authors, year, title and source of a cleaned reference without identifiers."""
-    body = _CITE_PREFIX.sub("", body)
+    prefix = _CITE_PREFIX.match(body)  # anchored: its one possible match is at the start
+    if prefix is not None:
+        body = body[prefix.end() :]
     same_author = _SAME_AUTHOR.match(body)
     if same_author is not None:
         body = body[same_author.end() :]
@@ -271,7 +275,7 @@ def read_work(rest: str, known_year: int | None = None) -> Parsed:
         parsed = read_part_of(part[1])
         parsed.title = take_title_details(part[0], parsed)
         return parsed
-    tail = _journal_tail(rest, known_year, notes_settled=settled)
+    tail, cuts = _journal_tail(rest, known_year, notes_settled=settled)
     if _is_pinpoint(tail):
         parsed = _read_title_and_rest(tail.pre)  # a book and a page: "(London: NLB, 1974), p. 19"
         parsed.pages = parsed.pages or tail.pages or tail.volume
@@ -284,27 +288,30 @@ def read_work(rest: str, known_year: int | None = None) -> Parsed:
         parsed.title = take_title_details(title, parsed)
         apply_tail(parsed, tail)
         return parsed
-    return _read_title_and_rest(rest, known_year)
+    return _read_title_and_rest(rest, known_year, cuts)
 
 
-def _journal_tail(rest: str, known_year: int | None, *, notes_settled: bool = False) -> Tail:
+def _journal_tail(
+    rest: str, known_year: int | None, *, notes_settled: bool = False
+) -> tuple[Tail, list[Cut] | None]:
     """The numeric tail of ``rest``, or of ``rest`` without its last sentence when that
-    is a note ("..., 985-987. Special Issue on Learning and Discovery.").
+    is a note ("..., 985-987. Special Issue on Learning and Discovery."); and the
+    sentence boundaries of ``rest`` when they were found on the way (else None).
     ``notes_settled`` as for :func:`~.tail.peel_tail`."""
     tail = peel_tail(rest, known_year, notes_settled=notes_settled)
     if tail.journal:
-        return tail
+        return tail, None
     publisher = _LAST_COMMA_SEGMENT.search(rest)
     if publisher and strong_imprint(publisher.group(0)):
         shorter = peel_tail(rest[: publisher.start()], known_year)  # "..., 15, 53, Elsevier"
         if shorter.volume and shorter.pages:
-            return shorter
+            return shorter, None
     cuts = list(boundaries(rest))
     if cuts and len(rest) - cuts[-1].right < 120:
         shorter = peel_tail(rest[: cuts[-1].left], known_year)
         if shorter.volume and (shorter.pages or shorter.issue):
-            return shorter
-    return tail
+            return shorter, cuts
+    return tail, cuts
 
 
 def _is_pinpoint(tail: Tail) -> bool:
@@ -314,11 +321,16 @@ def _is_pinpoint(tail: Tail) -> bool:
     return single and bool(_ENDS_WITH_YEAR.search(tail.pre.strip(" ,.;:")))
 
 
-def _read_title_and_rest(rest: str, known_year: int | None = None) -> Parsed:
+def _read_title_and_rest(
+    rest: str, known_year: int | None = None, cuts: list[Cut] | None = None
+) -> Parsed:
     """No journal tail: the first sentence is the title, unless it ends in imprint-like
     comma segments ("Stellar Magnetism, Clarendon Press. Oxford"); what follows is a
-    venue or an imprint."""
-    cut = first_boundary(rest, periods_first=True)
+    venue or an imprint. ``cuts``: the sentence boundaries of ``rest`` when known."""
+    if cuts is None:
+        cut = first_boundary(rest, periods_first=True)
+    else:
+        cut = first_of(cuts, periods_first=True)
     journal = journal_after_comma(rest if cut is None else left_of(rest, cut))
     if journal is not None:
         parsed = read_source(rest[cut.right :] if cut else "", known_year)
@@ -450,6 +462,15 @@ def work_type(
     for a link alone; UNKNOWN otherwise."""
     # Searches of the container (once each) skipped when they cannot match.
     container_lower = ascii_lower(container)
+    if parsed.journal and parsed.volume and not parsed.part_of:
+        # A journal tail with a volume is an article unless the container or the genre
+        # says report, or the genre says thesis (whether it names proceedings changes
+        # nothing here: the branches below that read it all need no journal or a part).
+        if (may_mention(container_lower, _REPORT_WORDS) and _REPORT_TEXT.search(container)) or (
+            parsed.genre == "report"
+        ):
+            return WorkType.REPORT
+        return WorkType.THESIS if parsed.genre == "thesis" else WorkType.ARTICLE
     proceedings = may_mention(container_lower, _PROCEEDINGS_WORDS) and bool(
         _PROCEEDINGS.search(container)
     )

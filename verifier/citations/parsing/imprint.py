@@ -16,6 +16,7 @@ from .text import (
     YEAR,
     YEAR_BETWEEN,
     YEAR_TOKEN,
+    ascii_folded,
     ascii_lower,
     ends_with_abbreviation,
     first_boundary,
@@ -70,6 +71,28 @@ PUBLISHER_WORDS = re.compile(
     r"academy|verlagsgesellschaft|buchhandlung|druck|imprimerie|libreria|editorial)\b",
     re.I,
 )
+_PUBLISHER_FOLDED = ascii_folded(
+    re.compile(PUBLISHER_WORDS.pattern.replace("|(?-i:OUP|CUP|MIT)", ""), re.I)
+)
+_PUBLISHER_ACRONYM = re.compile(r"\b(?:OUP|CUP|MIT)\b")
+"""The two halves of :data:`PUBLISHER_WORDS` for ASCII text: the words (folded, searched
+on the lower case) and the acronyms (case-sensitive, searched on the text)."""
+_EDITION_FOLDED = ascii_folded(_EDITION)
+_THESIS_FOLDED = ascii_folded(_THESIS)
+_REPORT_FOLDED = ascii_folded(_REPORT)
+
+
+def publisher_word(text: str) -> bool:
+    """Whether :data:`PUBLISHER_WORDS` occurs in ``text`` (searched on the lower case of
+    ASCII text: see :func:`~.text.ascii_folded`)."""
+    if text.isascii():
+        return (
+            _PUBLISHER_FOLDED.search(text.lower()) is not None
+            or _PUBLISHER_ACRONYM.search(text) is not None
+        )
+    return PUBLISHER_WORDS.search(text) is not None
+
+
 _PLACE_PUBLISHER = re.compile(
     r"^(?P<place>[A-Z][\w.'’\- ]{0,40}(?:,\s*[A-Z][\w.\- ]{0,25}){0,2})\s?:\s?"
     r"(?P<pub>(?:[A-Z&]|[dl]['’])[^:]{0,60})$"
@@ -159,13 +182,13 @@ _PART_VENUE = re.compile(
 
 def take_paren_imprint(text: str, parsed: Parsed) -> str:
     """Move a final "(Publisher, Place, Year)" / "(Place: Publisher, Year)" into ``parsed``."""
-    match = _FINAL_PAREN.search(text)
+    match = _FINAL_PAREN.search(text) if ")" in text else None  # a match ends in ")"
     if match is None:
         return text
     inner = match.group("inner")
     years = _FREE_YEAR.findall(inner)  # "(VetPop2014)" is no imprint
     words = _DATE_CHARS.sub("", inner)
-    if not words or not (years or ":" in inner or PUBLISHER_WORDS.search(inner)):
+    if not words or not (years or ":" in inner or publisher_word(inner)):
         return text
     if re.search(r"\b(?:eds?|editors?|pp|vol)\b\.?", inner, re.I):
         return text
@@ -197,6 +220,8 @@ _LABELLED_DETAIL = re.compile(
 def _place_publisher(text: str) -> re.Match[str] | None:
     """ "City, ST: Publisher" with a place of short capitalised names and a short,
     capitalised publisher part, or None."""
+    if ":" not in text:
+        return None  # every match holds the colon between place and publisher
     match = _PLACE_PUBLISHER.match(text)
     if match is None or len(match.group("pub").split()) > 10 or has_content(match.group("pub")):
         return None
@@ -209,12 +234,22 @@ def _place_publisher(text: str) -> re.Match[str] | None:
 def strong_imprint(segment: str) -> bool:
     """True for an imprint segment that cannot be part of a title: a publisher, "Place:
     Publisher", an edition or a genre."""
+    if not segment.isascii():
+        return bool(
+            PUBLISHER_WORDS.search(segment)
+            or _place_publisher(segment.strip(" .,;"))
+            or _EDITION.search(segment)
+            or _THESIS.search(segment)
+            or _REPORT.search(segment)
+        )
+    lower = segment.lower()  # the same searches, folded (see ascii_folded)
     return bool(
-        PUBLISHER_WORDS.search(segment)
+        _PUBLISHER_FOLDED.search(lower)
+        or _PUBLISHER_ACRONYM.search(segment)
         or _place_publisher(segment.strip(" .,;"))
-        or _EDITION.search(segment)
-        or _THESIS.search(segment)
-        or _REPORT.search(segment)
+        or _EDITION_FOLDED.search(lower)
+        or _THESIS_FOLDED.search(lower)
+        or _REPORT_FOLDED.search(lower)
     )
 
 
@@ -236,7 +271,7 @@ def imprint_like(segment: str) -> bool:
         return True
     if _THESIS.search(bare) or _REPORT.search(bare) or _EDITION.search(bare):
         return True
-    if PUBLISHER_WORDS.search(bare) or _place_publisher(bare):
+    if publisher_word(bare) or _place_publisher(bare):
         return True
     return bool(_PLACE_WORD.match(bare)) and len(bare.split()) <= 3
 
@@ -269,7 +304,14 @@ def take_title_details(title: str, parsed: Parsed) -> str:
         role = _TITLE_ROLE.search(title)
         if role and role.start() > 0:
             title = title[: role.start()] + title[role.end() :]
-    edition = _EDITION.search(title) if may_mention(ascii_lower(title), _EDITION_WORDS) else None
+    # Searched folded first (see ascii_folded): the match itself only where there is one.
+    lower = ascii_lower(title)
+    edition = (
+        _EDITION.search(title)
+        if lower is None
+        or (may_mention(lower, _EDITION_WORDS) and _EDITION_FOLDED.search(lower) is not None)
+        else None
+    )
     if edition and edition.end() >= len(title.rstrip(" .")) - 1:
         parsed.edition = parsed.edition or edition.group("ed").strip()
         title = title[: edition.start()]
@@ -369,7 +411,8 @@ def _apply_imprint_sentence(text: str, parsed: Parsed) -> None:
 
 def take_year(segment: str, parsed: Parsed) -> str:
     """``segment`` without a trailing "1951" / "May 2008" (the year kept in ``parsed``)."""
-    match = _TRAILING_YEAR.search(segment)
+    # Every match holds a year, which starts with "1" or "2" (most segments: none).
+    match = _TRAILING_YEAR.search(segment) if "1" in segment or "2" in segment else None
     if match is None:
         return segment.strip()
     parsed.year = parsed.year or int(match.group(1))
@@ -396,11 +439,15 @@ def _place_and_publisher(segments: list[str], parsed: Parsed) -> None:
         return
     joined = ", ".join(segments)
     colon = _place_publisher(joined)
-    if colon and not PUBLISHER_WORDS.search(colon.group("place")):
+    if colon and not publisher_word(colon.group("place")):
         parsed.place = parsed.place or colon.group("place").strip()
         parsed.publisher = parsed.publisher or colon.group("pub").strip(" ,.")
         return
-    publisher_index = next((i for i, s in enumerate(segments) if PUBLISHER_WORDS.search(s)), None)
+    publisher_index: int | None = None
+    for index, segment in enumerate(segments):
+        if publisher_word(segment):
+            publisher_index = index
+            break
     if publisher_index is None:
         publisher_index = 0
         if len(segments) == 1 and parsed.year is not None and _PLACE_WORD.match(segments[0]):

@@ -98,6 +98,13 @@ _FORMS: dict[str, re.Pattern[str]] = {
         r"(?=\s?[,;.]|\s(?:and|&)\s)"
     ),
 }
+_FIRST_WORD_COMMA = re.compile(
+    rf"{UPPER}{LETTER}*+,\s?(?P<given>{UPPER}{LOWER}|{_INITIALS}\s)?"
+)
+"""A first word of letters alone, then a comma: no name in form A, C, D, K or a starts
+there (each needs a space, hyphen, period or apostrophe after its first word, or a CJK
+character first), and one in form E only when ``given`` matches (the start of every
+:data:`_GIVEN_E`). Property-tested."""
 _WITH_GIVEN = frozenset(form for form, pattern in _FORMS.items() if "given" in pattern.groupindex)
 """The forms whose pattern reads given names."""
 _FOLLOWERS = {
@@ -128,6 +135,9 @@ _ET_AL = re.compile(
     r"a\s+kol\.|i\s+in\.|и\s+др\.|et\s+coll?\.|y\s+col\.|e\s+col\.|…|\.\.\.|\(\.\.\.\))",
     re.I,
 )
+_ET_AL_OR_SEPARATOR = re.compile(rf"(?P<etal>(?i:{_ET_AL.pattern}))|{_SEPARATOR.pattern}")
+""":data:`_ET_AL` (group ``etal``) where it matches, else :data:`_SEPARATOR`: the two
+tried in turn by one match (property-tested)."""
 _ROLE = re.compile(
     r"\s?,?\s?(?:\((?:eds?|editors?|hrsg|hg|dirs?|coords?|comps?)\.?\)|(?:eds?|editors?|Hrsg|Hg)\.?"
     r"(?=[\s.,:;]|$))",
@@ -177,7 +187,13 @@ def scan_authors(text: str, start: int = 0) -> AuthorScan | None:
     name. Of the readings in the forms above, the one with most names wins; among equals,
     one followed by punctuation, then the first form in the order B, C, A, E, D, K."""
     best: AuthorScan | None = None
-    for form in _FIRST_FORMS:
+    forms = _FIRST_FORMS
+    word_comma = _FIRST_WORD_COMMA.match(text, start)
+    if word_comma is not None:
+        # "Savage, N., ...": a first word of letters alone before a comma is the family
+        # name of a B or E name, and of E only when given names may follow.
+        forms = "BE" if word_comma.group("given") is not None else "B"
+    for form in forms:
         first = _FORMS[form].match(text, start)
         if first is None:
             continue  # no first name in this form: no list (most forms, at most texts)
@@ -220,18 +236,25 @@ def _name_at(text: str, pos: int, forms: str) -> tuple[Author, int, str] | None:
 def _reading(text: str, match: re.Match[str], form: str) -> tuple[Author, int, str] | None:
     """The name a match of form ``form`` read: (author, end, form), or None when it is
     not plausibly a name (:func:`_plausible`)."""
-    family = " ".join(match.group("family").split())
-    read = match.group("given") if form in _WITH_GIVEN else None
-    given = " ".join((read or "").strip("()").split())
+    if form in _WITH_GIVEN:
+        family, read = match.group("family", "given")
+        given = " ".join((read or "").strip("()").split())
+    else:
+        family, given = match.group("family"), ""
+    family = " ".join(family.split())
     end = match.end()
     if not _plausible(family, given, form, text, end):
         return None
-    return Author(family=family, given=given), end, form
+    return Author(family, given), end, form  # (family, given): positional is cheaper
 
 
 def _plausible(family: str, given: str, form: str, text: str, end: int) -> bool:
     """Reject a match whose words are title words ("The", "Journal") or whose family name
     is a journal abbreviation ("J. Am." in "J. Am. Chem. Soc.")."""
+    if form in "BKL":
+        # Of the tests below only the first applies to these forms; ``family`` has single
+        # spaces and none at either end, so its first word is "In" before a space.
+        return not family.startswith(("In ", "IN "))
     if form in "DE":
         words = [w.lower().strip(".") for w in f"{given} {family}".split() if len(w.strip(".")) > 1]
         if any(w in _NOT_NAMES for w in words):
@@ -268,18 +291,18 @@ def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan
     pos = found[1]
     et_al = after_conjunction = semicolons = False
     while True:  # "et al." and the next separator and name, until the list ends
-        more = _ET_AL.match(text, pos)
-        ellipsis = False
-        if more is not None:
-            et_al, pos = True, more.end()
-            ellipsis = more.group(0).strip(" ,").startswith(("…", "..."))
-            if not ellipsis:
-                break
-        separator = _SEPARATOR.match(text, pos)
-        if separator is None and ellipsis:
-            separator = _ELLIPSIS_GAP.match(text, pos)  # "Dinata, Y., … Meijaard, E."
+        # "et al." or else a separator, in one match (the two patterns tried in turn).
+        separator = _ET_AL_OR_SEPARATOR.match(text, pos)
         if separator is None:
             break
+        if separator.group("etal") is not None:
+            et_al, pos = True, separator.end()
+            if not separator.group(0).strip(" ,").startswith(("…", "...")):
+                break
+            # "Dinata, Y., … Meijaard, E.": after an ellipsis, a separator or a gap.
+            separator = _SEPARATOR.match(text, pos) or _ELLIPSIS_GAP.match(text, pos)
+            if separator is None:
+                break
         c1, c2, c3, slash, dot = separator.group("c1", "c2", "c3", "slash", "dot")
         conjunction = bool(c1 or c2 or c3 or slash)
         if after_conjunction and not conjunction:
@@ -309,9 +332,11 @@ def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan
 def _drop_sentence_period(entries: list[_Entry]) -> None:
     """In a Vancouver list ("Torres A, Ferrer M."), the period after the last initials
     ends the sentence: "M." becomes "M" like the others."""
-    bare = [e for e in entries if e.form in "CL" and "." not in e.author.given]
     last = entries[-1]
-    if bare and last.form in "CL" and re.fullmatch(r"[A-Z]{1,3}\.", last.author.given):
+    if last.form not in "CL":
+        return  # (most lists) nothing to drop, whatever the others are
+    bare = [e for e in entries if e.form in "CL" and "." not in e.author.given]
+    if bare and re.fullmatch(r"[A-Z]{1,3}\.", last.author.given):
         entries[-1] = _Entry(
             Author(family=last.author.family, given=last.author.given[:-1]),
             last.form,
@@ -328,6 +353,8 @@ def _drop_unjoined_given_first(text: str, entries: list[_Entry], et_al: bool) ->
     must end cleanly (a sentence end, a quote, a year): "Benedict Anderson, Imagined
     Communities (1991)" is a name and a title, so trailing given-first names that are
     not followed so are dropped."""
+    if entries[-1].form != "D" or len(entries) == 1:
+        return entries  # (most lists) the loop below would drop nothing
     if et_al or any(e.joined_by_conjunction for e in entries[1:]):
         return entries
     kept = list(entries)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from .imprint import (
-    PUBLISHER_WORDS,
     apply_imprint,
     is_translation_note,
+    publisher_word,
     read_part_of,
     strong_imprint,
     take_paren_imprint,
@@ -19,6 +19,8 @@ from .tail import apply_tail, peel_tail
 from .text import (
     OPEN_QUOTES,
     YEAR_TOKEN,
+    ascii_folded,
+    folded_search,
 )
 
 _IN_BOOK = re.compile(
@@ -51,7 +53,11 @@ def read_source(text: str, known_year: int | None = None, *, after_quote: bool =
         return parsed
     parsed = Parsed()
     rest = take_paren_imprint(text, parsed)
-    if ":" not in rest and _JOURNAL_NAME.search(rest) and not PUBLISHER_WORDS.search(rest):
+    if (
+        ":" not in rest
+        and folded_search(_JOURNAL_NAME, _JOURNAL_NAME_FOLDED, rest)
+        and not publisher_word(rest)
+    ):
         parsed.container = take_year(rest, parsed)
         return parsed
     venue = _venue_first(rest) if after_quote else None
@@ -87,6 +93,7 @@ _JOURNAL_NAME = re.compile(
     r"newspaper|times|post|daily|weekly|monthly|news)\b|\bJ\.|^[A-Z]{2,6}$",
     re.I,
 )
+_JOURNAL_NAME_FOLDED = ascii_folded(_JOURNAL_NAME)
 
 
 def leading_quoted(rest: str) -> tuple[str, str] | None:

@@ -102,10 +102,16 @@ def _tail_search_start(text: str) -> int:
     end = len(text)
     while (word := _LAST_WORD.match(text, start, end)) is not None:
         token = word.group(1)
-        if token.lower() not in _TAIL_WORDS and not _ROMAN_WORD.fullmatch(token):
+        # A roman numeral: letters of "IVXLC" alone (what _ROMAN_WORD.fullmatch tests).
+        if token.lower() not in _TAIL_WORDS and token.strip("IVXLC"):
             return word.end(1)
         end = word.start(1)
     return start
+
+
+_NOT_AN_ITEM_START = " ,;:."
+"""Characters no match of the ``tail`` group of :data:`_TAIL` starts with (its items start
+with a letter, a digit, a bracket or a CJK sign; property-tested)."""
 
 
 _PAGE_LABELS = ("p", "pp", "page", "pages", "pg", "pgs", "s", "art", "article", "paper")
@@ -140,6 +146,10 @@ def peel_tail(text: str, known_year: int | None = None, *, notes_settled: bool =
     so its notes are not looked for again."""
     stripped = text if notes_settled else strip_trailing_notes(text)
     start = _tail_search_start(stripped)
+    if not stripped[start:].strip(_NOT_AN_ITEM_START):
+        # (Most books) only stops or nothing after the last word: a tail starts after it
+        # and with a letter, digit or bracket, so there is none.
+        return Tail(stripped)
     numbers = _PLAIN_NUMBERS.fullmatch(stripped, start) is not None
     match = (_NUMBER_TAIL if numbers else _TAIL).search(stripped, start)
     if match is None:
@@ -260,8 +270,10 @@ def _interpret(tail: str, pre: str, known_year: int | None) -> Tail:
 
 def _move_series_letter(result: Tail) -> None:
     """ "Phys. Rev. D95": the series letter of a volume with pages belongs to the journal."""
+    if not result.pages or not "A" <= result.volume[:1] <= "Z":
+        return  # a match starts with a capital A-Z
     lettered = _LETTERED_VOLUME.fullmatch(result.volume)
-    if lettered and result.pages:
+    if lettered:
         result.pre = f"{result.pre.rstrip(' ,')} {lettered.group(1)}"
         result.volume = lettered.group(2)
 
@@ -285,19 +297,22 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
     if (
         known_year
         and len(plain) >= 3
-        and _YEAR_ONLY.match(plain[0])
+        and _year_only(plain[0])
         and not _is_year(plain[0], known_year)
     ):
         result.pre = f"{result.pre.rstrip(' ,')} {plain.pop(0)}"  # "Periodontology 2000, 62(1)"
     if result.year is None and (len(plain) >= 2 or (plain and labelled)):
-        if _is_year(plain[0], known_year) and (len(plain) == 1 or not _YEAR_ONLY.match(plain[1])):
+        if _is_year(plain[0], known_year) and (len(plain) == 1 or not _year_only(plain[1])):
             result.year = int(plain.pop(0))
         elif _is_year(plain[-1], known_year):
             result.year = int(plain.pop())
-    if len(plain) == 1 and _YEAR_ONLY.match(plain[0]) and not (result.volume or result.pages):
+    if len(plain) == 1 and _year_only(plain[0]) and not (result.volume or result.pages):
         result.year = result.year or int(plain[0])
         return
-    if plain and _DOTTED_NUMBER.fullmatch(plain[0]) and result.year and not result.issue:
+    # (A match holds a period.)
+    if plain and "." in plain[0] and _DOTTED_NUMBER.fullmatch(plain[0]) and result.year and (
+        not result.issue
+    ):
         result.volume, result.issue = plain.pop(0).split(".")  # MLA "12.3 (2019): 45-67"
         if plain:
             result.pages = result.pages or plain[-1]
@@ -322,7 +337,13 @@ def _assign_plain(result: Tail, plain: list[str], known_year: int | None) -> Non
 
 def _is_year(value: str, known_year: int | None) -> bool:
     """A 4-digit year that is ``known_year`` when one is known."""
-    return bool(_YEAR_ONLY.match(value)) and known_year in (None, int(value))
+    return _year_only(value) and known_year in (None, int(value))
+
+
+def _year_only(value: str) -> bool:
+    """Whether :data:`_YEAR_ONLY` matches ``value``: never unless it starts with the "1"
+    or "2" every year starts with (most volumes and pages do not)."""
+    return value[:1] in ("1", "2") and _YEAR_ONLY.match(value) is not None
 
 
 def is_year_range(text: str) -> bool:

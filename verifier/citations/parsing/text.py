@@ -64,6 +64,42 @@ def may_mention(lower: str | None, words: tuple[str, ...]) -> bool:
     return lower is None or any(word in lower for word in words)
 
 
+def ascii_folded(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The case-sensitive twin of a case-insensitive ``pattern``: its source with every
+    letter outside an escape lower-cased. On ``text.lower()`` of an ASCII ``text`` (the
+    same length, every offset kept) it matches where and as ``pattern`` matches on
+    ``text`` (property-tested for each twin in use), and faster: the regex engine skips
+    case-sensitive literals that do not match without trying them, but enters every
+    case-insensitive one. A source with a scoped flag ("(?-i:...)") is refused."""
+    source = pattern.pattern
+    if "(?" in source.replace("(?:", "").replace("(?P<", "").replace("(?=", "").replace(
+        "(?!", ""
+    ).replace("(?<", ""):
+        raise ValueError(f"a scoped flag or other group in {source!r}")
+    chars: list[str] = []
+    index = 0
+    while index < len(source):
+        if source.startswith("(?P<", index):  # a group's name is kept as it is
+            end = source.index(">", index) + 1
+        elif source[index] == "\\":  # an escape ("\\S", "\\B") too
+            end = index + 2
+        else:
+            chars.append(source[index].lower())
+            index += 1
+            continue
+        chars.append(source[index:end])
+        index = end
+    return re.compile("".join(chars), pattern.flags & ~re.IGNORECASE)
+
+
+def folded_search(pattern: re.Pattern[str], twin: re.Pattern[str], text: str) -> bool:
+    """Whether case-insensitive ``pattern`` occurs in ``text``; ``twin`` is its
+    :func:`ascii_folded` twin, searched instead on ASCII text."""
+    if text.isascii():
+        return twin.search(text.lower()) is not None
+    return pattern.search(text) is not None
+
+
 # ---------------------------------------------------------------------------------------
 # Input clean-up
 
@@ -90,10 +126,28 @@ _LINK_WORDS = re.compile(
 # Cheap tests that spare most references the two expensive substitutions below.
 _ID_MARKERS = ("http", "www.", "doi", "10.", "arxiv", "pmid", "pmc", "isbn", "issn", "/")
 _LINK_MARKERS = ("retriev", "availab", "online", "accessed", "url", "doi", "preprint")
+
+
+def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that occurs in a text exactly when one of ``words`` does: the words
+    grouped by their first character ("a(?:rxiv|vailab|ccessed)|p(?:mid|...)|..."), so
+    at each position the regex engine tests each first character once and enters one
+    group, instead of entering every word that starts like the text there."""
+    groups: dict[str, list[str]] = {}
+    for word in dict.fromkeys(words):
+        groups.setdefault(word[0], []).append(re.escape(word[1:]))
+    return re.compile(
+        "|".join(
+            re.escape(first) + ("" if "" in rests else f"(?:{'|'.join(rests)})")
+            for first, rests in groups.items()
+        )
+    )
+
+
 # Whether any of the markers occurs, in one search (the same answer as testing each).
-_ID_MARKER = re.compile("|".join(map(re.escape, _ID_MARKERS)))
-_LINK_MARKER = re.compile("|".join(map(re.escape, _LINK_MARKERS)))
-_ANY_MARKER = re.compile("|".join(map(re.escape, dict.fromkeys(_ID_MARKERS + _LINK_MARKERS))))
+_ID_MARKER = _any_of(_ID_MARKERS)
+_LINK_MARKER = _any_of(_LINK_MARKERS)
+_ANY_MARKER = _any_of(_ID_MARKERS + _LINK_MARKERS)
 """Either kind: most references hold none, and one search says so for both."""
 
 
@@ -160,8 +214,10 @@ def clean_body(prepared: str) -> str:
     if replaced:
         text = " ".join(text.split())
     if spacing_suspect(text):
-        text = fix_spacing(text)  # else it would only join the spaces again
-    return tidy(text)
+        return tidy(fix_spacing(text))
+    # Not suspect: fix_spacing would only join the spaces again, and tidy's search finds
+    # nothing (a stop after a space is a spacing suspect), so only its strip is left.
+    return text.strip(" ,;:")
 
 
 def _keep_closing_punctuation(match: re.Match[str]) -> str:
@@ -356,13 +412,18 @@ def left_of(text: str, cut: Cut) -> str:
 def first_boundary(text: str, *, periods_first: bool) -> Cut | None:
     """The first sentence boundary; with ``periods_first`` the first "." boundary is
     preferred (a book title is more likely to contain "?" than a publisher name)."""
-    cuts = list(boundaries(text))
+    return first_of(list(boundaries(text)), periods_first=periods_first)
+
+
+def first_of(cuts: list[Cut], *, periods_first: bool) -> Cut | None:
+    """What :func:`first_boundary` chooses among ``cuts``, the boundaries of a text in
+    order (for a caller that has them already)."""
     if not cuts:
         return None
     if periods_first:
-        periods = [c for c in cuts if c.mark == "."]
-        if periods:
-            return periods[0]
+        for cut in cuts:
+            if cut.mark == ".":
+                return cut
     return cuts[0]
 
 
@@ -423,6 +484,12 @@ def clean_segment(segment: str) -> str:
 def clean_pages(pages: str) -> str:
     """Pages with one plain hyphen for any dash: "82--96" -> "82-96"."""
     pages = pages.strip(" .,")
-    if "-" in pages or "–" in pages or "—" in pages or "‐" in pages:  # else nothing to replace
+    if "-" in pages:
+        # One hyphen between letters and digits ("1716-1726", most pages) is replaced by
+        # itself: no space or other dash stands next to it.
+        if pages.count("-") == 1 and pages.replace("-", "").isalnum():
+            return pages
+        return _PAGE_DASHES.sub("-", pages)
+    if "–" in pages or "—" in pages or "‐" in pages:  # else nothing to replace
         pages = _PAGE_DASHES.sub("-", pages)
     return pages
