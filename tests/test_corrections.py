@@ -204,6 +204,16 @@ def test_merge_keeps_a_first_page_that_no_range_extends() -> None:
     assert merge_records(best, [_record("openalex", pages="1200-1210")]).pages == "1171"
 
 
+@pytest.mark.parametrize("dash", ["-", "pp. –"])
+def test_a_record_whose_pages_are_a_dash_alone_is_corrected_without_pages(dash: str) -> None:
+    # It once raised IndexError, and the citation's whole report failed with it.
+    citation = Citation(title="A title", type=WorkType.ARTICLE)
+    correction = correction_for(citation, replace(LANZA, pages=dash),
+                                [_record("openalex", pages=dash)])
+    assert "1171" not in correction.apa and "pages" not in correction.bibtex
+    assert correction.apa.startswith("Lanza, R. P.")
+
+
 def test_correction_takes_nothing_from_the_citation_but_the_type() -> None:
     citation = Citation(
         authors=(Author("Lanza", "R. P."),),

@@ -403,6 +403,10 @@ def test_parse_pages() -> None:
     assert parse_pages("pp. 1573–86.") == parse_pages("1573-1586")
     assert parse_pages("913") == parse_pages("913-913")
     assert parse_pages("  ") is None
+    # A dash alone states no page (a source's empty range); it once raised IndexError,
+    # failing the whole report.
+    assert parse_pages("-") is None and parse_pages("pp. –") is None
+    assert pages_agree("-", "-") and not pages_agree("-", "45")
 
 
 def test_volume_and_issue_labels_and_dashes() -> None:

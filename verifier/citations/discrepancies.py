@@ -106,6 +106,8 @@ def parse_pages(pages: str) -> PageRange | None:
     if not text:
         return None
     parts = [p for p in _PAGE_DASH.split(text, maxsplit=1) if p]
+    if not parts:  # only a dash ("-", "pp. –"): no page
+        return None
     first = parts[0].replace(" ", "")
     last = _full_last_page(first, parts[1].replace(" ", "")) if len(parts) > 1 else ""
     return PageRange(first, "" if last.casefold() == first.casefold() else last)
