@@ -44,11 +44,13 @@ HERE = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class Compared:
-    """What is compared of one bench: its default arguments, and each figure as (name,
-    where in the result file, where that figure's statuses are, what it measures)."""
+    """What is compared of one bench: its default arguments, each figure as (name, where
+    in the result file, where that figure's statuses are, what it measures), and whether
+    this checkout's bench times each tree (``--cli-tree``) rather than the tree's own."""
 
     default_args: tuple[str, ...]
     figures: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...]
+    timed_from_here: bool = False
 
 
 BENCHES: dict[str, Compared] = {
@@ -61,7 +63,8 @@ BENCHES: dict[str, Compared] = {
     "rerun": Compared(
         ("--runs", "5"),
         (("rerun", ("median_s",), ("status_counts",),
-          "seconds end to end (median of the runs), lower is faster"),)),
+          "seconds end to end (median of the runs), lower is faster"),),
+        timed_from_here=True),
 }
 
 Runner = Callable[[str, Path], dict[str, Any]]
@@ -152,12 +155,13 @@ def tree_env(tree: Path) -> dict[str, str]:
     return env
 
 
-def check_tree(tree: Path, bench: str = "throughput") -> None:
-    """``CompareError`` unless ``tree`` holds a source tree with ``bench`` that this
-    interpreter imports ``verifier`` from."""
-    if not (tree / "verifier" / "__init__.py").is_file() or not (
-            tree / "bench" / f"{bench}.py").is_file():
-        raise CompareError(f"{tree} holds no verifier source tree with bench/{bench}.py")
+def check_tree(tree: Path, bench: str | None = None) -> None:
+    """``CompareError`` unless ``tree`` holds a source tree (with ``bench``, if given)
+    that this interpreter imports ``verifier`` from."""
+    if not (tree / "verifier" / "__init__.py").is_file():
+        raise CompareError(f"{tree} holds no verifier source tree")
+    if bench is not None and not (tree / "bench" / f"{bench}.py").is_file():
+        raise CompareError(f"{tree} holds no bench/{bench}.py")
     probe = subprocess.run([sys.executable, "-c", "import verifier; print(verifier.__file__)"],
                            cwd=tree, env=tree_env(tree), capture_output=True, text=True,
                            check=False)
@@ -170,15 +174,21 @@ def check_tree(tree: Path, bench: str = "throughput") -> None:
                            "from the tree")
 
 
-def subprocess_runner(bench: str, bench_args: Sequence[str], scratch: Path) -> Runner:
-    """Run ``verifier bench BENCH`` from each tree in a process of its own."""
+def subprocess_runner(bench: str, bench_args: Sequence[str], scratch: Path,
+                      compared: Compared) -> Runner:
+    """Run ``verifier bench BENCH`` from each tree in a process of its own (or, for a
+    bench :attr:`Compared.timed_from_here`, this checkout's, told to time the tree)."""
     counter = iter(range(1, 1_000_000))
 
     def run(name: str, tree: Path) -> dict[str, Any]:
         out = scratch / f"{name}-{next(counter)}.json"
-        done = subprocess.run(
-            [sys.executable, "-m", "verifier", "bench", bench, *bench_args,
-             "--json", str(out)], cwd=tree, env=tree_env(tree), check=False)
+        command = [sys.executable, "-m", "verifier", "bench", bench, *bench_args,
+                   "--json", str(out)]
+        if compared.timed_from_here:
+            command += ["--cli-tree", str(tree)]
+        done = subprocess.run(command, cwd=HERE if compared.timed_from_here else tree,
+                              env=os.environ.copy() if compared.timed_from_here
+                              else tree_env(tree), check=False)
         if done.returncode != 0 or not out.is_file():
             raise CompareError(f"the {bench} bench of {name} ({tree}) failed with exit "
                                f"code {done.returncode}")
@@ -217,8 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             trees = {"base": tree_of(args.base, HERE, scratch), "head": Path(args.head).resolve()}
             for tree in trees.values():
-                check_tree(tree, args.bench)
-            result = compare(subprocess_runner(args.bench, passed, scratch), trees,
+                check_tree(tree, None if compared.timed_from_here else args.bench)
+            result = compare(subprocess_runner(args.bench, passed, scratch, compared), trees,
                              args.pairs, compared)
         except CompareError as exc:
             print(f"verifier bench compare: {exc}", file=sys.stderr)

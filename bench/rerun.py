@@ -1,7 +1,8 @@
 """The cached re-run, end to end, timed many times: ``verifier check`` over the 636 W&W
 citations from a warm cache, from spawning the process to its exit.
 
-    verifier bench rerun [--runs N] [--json FILE] [--data DIR] [--corpus FILE]
+    verifier bench rerun [--runs N] [--cli-tree DIR] [--json FILE] [--data DIR]
+        [--corpus FILE]
 
 The world over the W&W corpus is served without rate limits; a first ``verifier check``
 fills the cache and the parse store, a second must then send nothing (or the bench stops
@@ -11,8 +12,10 @@ check and the output file included. Bytecode and the pattern store are written u
 the bench's temporary folder by the warm-up runs, as a user's first run writes them.
 
 Prints each run's wall time and their median, minimum and maximum; the W&W bench's
-``cached_rerun_s`` is one such run after the full benchmark. ``verifier bench compare
---bench rerun`` runs it from two source trees side by side.
+``cached_rerun_s`` is one such run after the full benchmark. ``--cli-tree DIR`` times
+the ``verifier check`` of another source tree (its ``verifier`` imported from DIR) with
+this checkout's bench and world: ``verifier bench compare --bench rerun`` runs it so for
+two trees side by side, including trees older than this bench.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_args import result_file, write_result
+from compare import CompareError, check_tree, tree_env
 from walters_wilder import (
     DEFAULT_DATA,
     cli_env,
@@ -57,6 +61,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         settings = engine_settings({}, keyless=False, time_scale=TIME_SCALE,
                                    cache_dir=work / "cache", independence="distinct")
         env = cli_env(work, keyless=False)
+        if args.cli_tree:
+            env["PYTHONPATH"] = tree_env(Path(args.cli_tree))["PYTHONPATH"]
         async with open_world(corpus, time_scale=TIME_SCALE, enforce_limits=False,
                               enforce_budgets=False, port=free_port()) as world:
 
@@ -105,10 +111,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--corpus", help="a world corpus instead of the generated one")
     parser.add_argument("--runs", type=int, default=7, help="timed runs (default 7)")
+    parser.add_argument("--cli-tree", help="time the verifier check of this source tree")
     parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
+    if args.cli_tree:
+        try:
+            check_tree(Path(args.cli_tree).resolve())
+        except CompareError as exc:
+            parser.error(str(exc))
     try:
         result = asyncio.run(run(args))
     except NotCached as exc:
