@@ -188,6 +188,14 @@ def decode_response(value: object) -> HttpResponse:
     return HttpResponse(status, value[end:], headers)
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, or None."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class ResponseCache:
     """Raw HTTP responses on disk, keyed by source and request, each with its own lifetime.
 
@@ -411,7 +419,7 @@ class ResponseCache:
         if reader is None or not self._reader_lock.acquire(blocking=False):
             return UNDECIDED
         try:
-            loop = asyncio._get_running_loop()
+            loop = _running_loop()
             if loop is not self._snapshot_loop:
                 self._switch_snapshot(reader, loop)
             row = self._select_on_loop(reader, key)
