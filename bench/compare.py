@@ -37,7 +37,7 @@ from typing import Any
 
 import orjson
 from bench_args import result_file, write_result
-from walters_wilder import DEFAULT_DATA
+from walters_wilder import DEFAULT_DATA, exit_on_sigterm
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -222,6 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--json after -- is the compare bench's own: give it before --")
     if "--data" not in passed:  # both trees read this checkout's data, wherever they are
         passed += ["--data", str(DEFAULT_DATA)]
+    exit_on_sigterm()
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp:
         scratch = Path(tmp)
         try:

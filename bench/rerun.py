@@ -35,6 +35,7 @@ from walters_wilder import (
     DEFAULT_DATA,
     cli_env,
     engine_settings,
+    exit_on_sigterm,
     free_port,
     open_world,
     read_citations,
@@ -121,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_tree(Path(args.cli_tree).resolve())
         except CompareError as exc:
             parser.error(str(exc))
+    exit_on_sigterm()
     try:
         result = asyncio.run(run(args))
     except NotCached as exc:

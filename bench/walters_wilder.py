@@ -291,7 +291,14 @@ async def timed_cli_check(source: Path, out: Path, world: WorldLink, settings: S
     before = (await world.stats())["requests"]
     started = time.perf_counter()
     process = await asyncio.create_subprocess_exec(*command, env=env)
-    code = await process.wait()
+    try:
+        code = await process.wait()
+    except BaseException:
+        # Stopped (SIGTERM, Ctrl-C): the check ends before its folders are removed.
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        raise
     wall = time.perf_counter() - started
     sent = (await world.stats())["requests"] - before
     return {"wall_s": round(wall, 3), "requests": sent, "exit_code": code,

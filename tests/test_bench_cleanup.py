@@ -17,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bench", ["walters_wilder", "throughput"])
+@pytest.mark.parametrize("bench", ["walters_wilder", "throughput", "rerun"])
 def test_a_benchmark_stopped_by_sigterm_removes_its_temporary_folder(
     tmp_path: Path, bench: str
 ) -> None:
@@ -31,13 +31,15 @@ def test_a_benchmark_stopped_by_sigterm_removes_its_temporary_folder(
     options = ["--corpus", str(DEMO_DIR / "corpus.jsonl")]
     if bench == "walters_wilder":
         options += ["--citations", str(citations)]
-    else:  # throughput reads <data>/ww2023_citations.csv
+    else:  # throughput and rerun read <data>/ww2023_citations.csv
         data = tmp_path / "data"
         data.mkdir()
         (data / "ww2023_citations.csv").write_text(
             "id,citation_text,pub_type,fabricated\n"
             + "".join(f'c{n},"{text.replace(chr(34), "")}",JA,0\n' for n, text in enumerate(refs)))
-        options += ["--data", str(data), "--warm-time-scale", "1"]
+        options += ["--data", str(data)]
+        if bench == "throughput":
+            options += ["--warm-time-scale", "1"]
     process = subprocess.Popen(
         [sys.executable, str(REPO_ROOT / "bench" / f"{bench}.py"), *options],
         cwd=REPO_ROOT, env={**os.environ, "TMPDIR": str(scratch)},
