@@ -147,10 +147,15 @@ def tree_of(value: str, repo: Path, scratch: Path) -> Path:
     return target
 
 
+def tree_path(tree: Path) -> str:
+    """The ``PYTHONPATH`` that makes this interpreter import ``verifier`` from ``tree``."""
+    return os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 def tree_env(tree: Path) -> dict[str, str]:
     """The environment that makes this interpreter import ``verifier`` from ``tree``."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = tree_path(tree)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # both trees start as a user's process does
     return env
 

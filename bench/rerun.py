@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_args import result_file, write_result
-from compare import CompareError, check_tree, tree_env
+from compare import CompareError, check_tree, tree_path
 from walters_wilder import (
     DEFAULT_DATA,
     cli_env,
@@ -63,7 +63,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                                    cache_dir=work / "cache", independence="distinct")
         env = cli_env(work, keyless=False)
         if args.cli_tree:
-            env["PYTHONPATH"] = tree_env(Path(args.cli_tree))["PYTHONPATH"]
+            env["PYTHONPATH"] = tree_path(Path(args.cli_tree))
         async with open_world(corpus, time_scale=TIME_SCALE, enforce_limits=False,
                               enforce_budgets=False, port=free_port()) as world:
 

@@ -26,8 +26,8 @@ def blockbuster(request: pytest.FixtureRequest) -> Iterator[BlockBuster | None]:
         # The response cache reads on the loop's thread on purpose: one indexed SELECT on a
         # read-only connection whose busy timeout (READ_BUSY_TIMEOUT_S, milliseconds)
         # bounds the wait; handing each read to a worker cost more than the read. Only
-        # that one function may; every other SQLite call (writes, open, close) stays
-        # flagged on the loop.
+        # that function (and the two that begin and end a turn's read transaction) may;
+        # every other SQLite call (writes, open, close) stays flagged on the loop.
         # The parse store reads on the loop's thread the same way.
         for name in ("sqlite3.Connection.execute", "sqlite3.Cursor.fetchall",
                      "sqlite3.Cursor.fetchone"):

@@ -150,3 +150,22 @@ def test_an_author_is_built_as_the_stock_init_builds_it(family: str, given_: str
         assert _values(ours) == _values(theirs)
         assert hash(ours) == hash(theirs)
         assert repr(ours) == repr(theirs)
+
+
+def test_a_class_whose_stock_init_does_more_than_set_fields_is_refused() -> None:
+    # The quick __init__ only sets fields: a __post_init__ or a keyword-only field would
+    # be silently skipped or misplaced, so such a class is refused when it is defined.
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        value: int = 0
+
+        def __post_init__(self) -> None:
+            pass
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class KeywordOnly:
+        value: int = 0
+
+    for cls in (Checked, KeywordOnly):
+        with pytest.raises(TypeError, match="not supported"):
+            models._quick_init(cls)

@@ -493,8 +493,9 @@ class ResponseCache:
 
     @staticmethod
     def _select_on_loop(reader: sqlite3.Connection, key: str) -> Any:
-        """The one blocking call made on the loop's thread, bounded by the busy timeout
-        (the test suite's blocking-call detector allows exactly this function): the
+        """The read made on the loop's thread, bounded by the busy timeout (the test
+        suite's blocking-call detector allows this function and the two that begin and
+        end a turn's read transaction): the
         entry's ``(mode, value)`` row, or None. One row at most: diskcache keys its table
         by a unique ``(key, raw)`` index, so no second step looks for another."""
         return reader.execute(_SELECT, (key, time.time())).fetchone()
