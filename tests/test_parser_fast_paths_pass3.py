@@ -381,6 +381,7 @@ TAIL_TEXTS = st.lists(st.sampled_from([
 @example("Nationality. Vendome Press", None)
 @example("Energy Policy, 50, e26439.", 1996)
 @example("Studies, vol. IV.", None)
+@example("\te26439e26439e26439e26439\t\te26439e26439Ⅳ", 1999)  # once exponential
 def test_a_tail_is_peeled_as_by_the_full_pattern(value: str, known_year: int | None) -> None:
     assert tail._tail_search_start(value) == slow_tail_search_start(value)
     assert tail.peel_tail(value, known_year) == slow_peel_tail(value, known_year)
