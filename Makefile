@@ -8,15 +8,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The modules compiled to C at install (see setup.py): an edit to one rebuilds them, as the
+# stale extension would otherwise be imported in its source's place.
+NATIVE_SOURCES := $(shell grep -v '^\#' native-modules.txt)
 # The Walters & Wilder data the benchmark reads (read-only, never copied into the repo).
 SHARED_DATA ?= ../shared/data
 WW_DATA := $(SHARED_DATA)/walters_wilder_2023
 
 .PHONY: bench demo test lint typecheck pytest clean check-shared-data
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py native-modules.txt $(NATIVE_SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	rm -f verifier_native__mypyc.*.so && find verifier adapters -name '*.so' -delete
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -38,7 +42,7 @@ demo: $(STAMP)
 test: lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check verifier adapters tests $(wildcard bench)
+	$(BIN)/ruff check verifier adapters tests $(wildcard bench) setup.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -51,4 +55,5 @@ pytest: $(STAMP)
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build verifier_native__mypyc.*.so
+	find verifier adapters -name '*.so' -delete

@@ -53,6 +53,7 @@ from verifier import Verifier
 from verifier.citations.models import CitationInput
 from verifier.citations.parsing.combined import parse_citation
 from verifier.http.policy import SourcePolicy
+from verifier.native import compiled_loaded
 from verifier.settings import Settings
 from verifier.sources import PolicyTable
 
@@ -243,12 +244,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "concurrency": args.concurrency,
         "warm_passes": passes,
         "world": "in-process" if args.world_in_process else "process",
+        "compiled_modules": len(compiled_loaded()),
     }
     for name, r in results.items():
         print(f"{name:>9}: {r['citations']:,} citations, {r['per_cpu_s']:,} per CPU-second, "
               f"{r['per_wall_s']:,} per wall-second, {r['requests_sent']} requests sent, "
               f"statuses {r['status_counts']}")
     print(f"RSS {rss_start:.0f} MB at the start, peak {result['rss_mb']['peak']:.0f} MB")
+    print(f"compiled modules: {result['compiled_modules']} (0: plain Python)")
     return result
 
 

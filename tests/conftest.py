@@ -10,9 +10,26 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from blockbuster import BlockBuster, blockbuster_ctx
+
+from verifier.native import stale_extensions
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test a compiled module older than its source: Python would import the
+    old compiled code, and the tests would pass or fail on code no longer there."""
+    stale = [path for package in ("verifier", "adapters")
+             for path in stale_extensions(ROOT / package)]
+    if stale:
+        names = ", ".join(str(path.relative_to(ROOT)) for path in stale)
+        pytest.exit(f"compiled modules older than their sources: {names}. Install again to "
+                    "rebuild them (make does it), or delete them to test plain Python.",
+                    returncode=4)
 
 
 @pytest.fixture(autouse=True)

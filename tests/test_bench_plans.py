@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from plans import VARIANTS, Answers, replay
+from scripted_run import ScriptedRun
 
 from verifier.citations.models import (
     Author,
@@ -19,7 +20,7 @@ from verifier.citations.models import (
     SourceStatus,
     WorkType,
 )
-from verifier.citations.plan_run import PlanRun, StepOutcome
+from verifier.citations.plan_run import StepOutcome
 from verifier.citations.planner import PlanStep, SourcePlan, plan_sources
 from verifier.http.stats import RunStats
 from verifier.settings import SOURCE_NAMES
@@ -44,7 +45,6 @@ async def engine_asks(plan: SourcePlan, answers: Answers,
     """The steps the engine's plan run starts, and its witnesses, over ``answers``: each
     answer awaited (``cached`` False), or each had at once as from the cache."""
     asked: set[str] = set()
-    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
 
     def answer_now(step: PlanStep) -> StepOutcome:
         key = f"{step.source}/{step.kind.value}"
@@ -56,8 +56,9 @@ async def engine_asks(plan: SourcePlan, answers: Answers,
         await asyncio.sleep(0)
         return answer_now(step)
 
-    run.ask = answer  # type: ignore[method-assign]
-    run.ask_now = answer_now if cached else (lambda step: None)  # type: ignore[method-assign]
+    run = ScriptedRun(Citation(title="T"), {}, RunStats(), deadline=60.0,
+                      independence="distinct", answer=answer,
+                      answer_now=answer_now if cached else (lambda step: None))
     await run.run(plan, needed=2)
     return asked, run.witnesses()
 

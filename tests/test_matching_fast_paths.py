@@ -19,6 +19,7 @@ from citation_strategies import (
 )
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pure_modules import pure
 
 from verifier.citations import matching
 from verifier.citations.matching import (
@@ -165,12 +166,15 @@ def test_a_perfect_first_record_is_taken_without_scoring_the_others(
     first = WorkRecord("crossref", "1", "", "The Boer War", (Author("Pakenham", "Thomas"),))
     twin = WorkRecord("crossref", "2", "", "The Boer War", (Author("Pakenham", "Thomas"),))
     other = WorkRecord("crossref", "3", "", "The Boer War", (Author("Smith", "J."),))
+    matching = pure("verifier.citations.matching")  # its own call to _scored, watched
+    best_candidate = matching.best_candidate
     scored: list[WorkRecord] = []
     real = matching._scored
 
     def counting(citation: Citation, record: WorkRecord, title: float) -> MatchScores:
         scored.append(record)
-        return real(citation, record, title)
+        scores: MatchScores = real(citation, record, title)
+        return scores
 
     monkeypatch.setattr(matching, "_scored", counting)
     best = best_candidate(citation, [first, twin, other])

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from pure_modules import pure
 
-from verifier.citations.parsing import combined
 from verifier.citations.parsing.combined import PARSE_CACHE_SIZE, parse_citation
 
 TEXTS = [
@@ -16,7 +16,8 @@ TEXTS = [
 def test_an_identical_text_is_parsed_once_and_gives_the_fresh_parse(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    parse_citation.cache_clear()
+    combined = pure("verifier.citations.parsing.combined")  # its own call to _parse, watched
+    combined.parse_citation.cache_clear()
     calls: list[str] = []
     original = combined._parse
 
@@ -25,8 +26,8 @@ def test_an_identical_text_is_parsed_once_and_gives_the_fresh_parse(
         return original(text)
 
     monkeypatch.setattr(combined, "_parse", counted)
-    first = [parse_citation(t) for t in TEXTS]
-    again = [parse_citation(t) for t in TEXTS]
+    first = [combined.parse_citation(t) for t in TEXTS]
+    again = [combined.parse_citation(t) for t in TEXTS]
     assert calls == TEXTS
     assert again == first == [original(t) for t in TEXTS]
     assert first[0].title == "A study of things"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pure_modules import pure
 
 from verifier.citations import plan_run, verdict
 from verifier.citations.models import (
@@ -14,7 +15,6 @@ from verifier.citations.models import (
     SourceStatus,
     WorkRecord,
 )
-from verifier.citations.plan_run import PlanRun
 from verifier.http.stats import RunStats
 
 
@@ -29,8 +29,10 @@ def test_witnesses_are_recounted_only_after_an_answer_and_stay_right(
         counts += 1
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
+    plan_run = pure("verifier.citations.plan_run")  # its own call, watched
     monkeypatch.setattr(plan_run, "independent_groups", counted)
-    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0, independence="lineage")
+    run = plan_run.PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0,
+                           independence="lineage")
     assert run.witnesses() == 0
     run._add("crossref", SourceResult(SourceStatus.MATCH))
     assert [run.witnesses() for _ in range(3)] == [1, 1, 1]
@@ -47,8 +49,10 @@ def test_under_distinct_the_count_is_the_matching_sources_without_grouping(
     def not_called(*args: object, **kwargs: object) -> object:
         raise AssertionError("distinct needs no groups")
 
+    plan_run = pure("verifier.citations.plan_run")  # its own call, watched
     monkeypatch.setattr(plan_run, "independent_groups", not_called)
-    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0, independence="distinct")
+    run = plan_run.PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0,
+                           independence="distinct")
     answers = [("crossref", SourceStatus.MATCH), ("openalex", SourceStatus.NO_MATCH),
                ("openalex", SourceStatus.MATCH), ("pubmed", SourceStatus.ERROR),
                ("crossref", SourceStatus.NO_MATCH)]

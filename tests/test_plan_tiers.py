@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from scripted_run import ScriptedRun
 
 from verifier.citations.models import Citation, SourceResult, SourceStatus
-from verifier.citations.plan_run import CUT_OFF, ONLY_TO_CONFIRM, PlanRun, StepOutcome
+from verifier.citations.plan_run import CUT_OFF, ONLY_TO_CONFIRM, StepOutcome
 from verifier.citations.planner import PlanStep, SourcePlan, StepKind
 from verifier.http.deadline import Deadline
 from verifier.http.stats import RunStats
@@ -38,7 +39,6 @@ async def run_with(holders: set[str], cached: bool = False
     """Run PLAN where ``holders`` match and every other source misses; the sources asked,
     in order, and the results."""
     asked: list[str] = []
-    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=60.0, independence="distinct")
 
     def answer_now(step: PlanStep) -> StepOutcome:
         asked.append(step.source)
@@ -49,8 +49,9 @@ async def run_with(holders: set[str], cached: bool = False
         await asyncio.sleep(0)
         return answer_now(step)
 
-    run.ask = answer  # type: ignore[method-assign]
-    run.ask_now = answer_now if cached else (lambda step: None)  # type: ignore[method-assign]
+    run = ScriptedRun(Citation(title="T"), {}, RunStats(), deadline=60.0,
+                      independence="distinct", answer=answer,
+                      answer_now=answer_now if cached else (lambda step: None))
     await run.run(PLAN, needed=2, width=1)
     return asked, run.results()
 
@@ -86,8 +87,6 @@ async def test_a_source_still_out_at_the_deadline_is_cut_off_and_reported_timed_
     answers (nothing below honours the deadline) ends the run, and its source says it was
     cut off, not that it missed."""
     deadline = Deadline(0.05)
-    run = PlanRun(Citation(title="T"), {}, RunStats(), deadline=deadline,
-                  independence="distinct", waiting=lambda: deadline.scope(0.0))
 
     async def never(step: PlanStep) -> StepOutcome:
         await asyncio.sleep(3600)
@@ -98,8 +97,9 @@ async def test_a_source_still_out_at_the_deadline_is_cut_off_and_reported_timed_
             return None
         return StepOutcome(SourceResult(SourceStatus.MATCH, requests=1))
 
-    run.ask = never  # type: ignore[method-assign]
-    run.ask_now = crossref_now  # type: ignore[method-assign]
+    run = ScriptedRun(Citation(title="T"), {}, RunStats(), deadline=deadline,
+                      independence="distinct", waiting=lambda: deadline.scope(0.0),
+                      answer=never, answer_now=crossref_now)
     with pytest.raises(TimeoutError):
         await run.run(PLAN, needed=2, width=1)
     results = run.results()

@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 
 from verifier import identifiers as _standard_identifiers
+from verifier.native import source_of
 
 from . import identifiers as _citation_identifiers
 from . import models as _models
@@ -50,6 +51,9 @@ BATCH = 512
 """New parses written together (and at close)."""
 
 _CITATIONS = Path(__file__).resolve().parent
+_DERIVED = frozenset({".pyc", ".so"})
+"""Files built from the parser's sources (bytecode, modules compiled at install): the
+sources decide the parses, so only they are fingerprinted."""
 _PARSING = _CITATIONS / "parsing"
 
 
@@ -57,11 +61,10 @@ def parser_files() -> list[Path]:
     """Every file the parser is made of: the parsing package (sources and model) and the
     modules it imports from outside it (``tests/test_parse_store.py`` checks that this
     covers every module importing the parser loads)."""
-    files = sorted(p for p in _PARSING.rglob("*") if p.is_file() and p.suffix != ".pyc"
-                   and "__pycache__" not in p.parts)
-    files += [Path(module.__file__).resolve()
-              for module in (_standard_identifiers, _citation_identifiers, _models)
-              if module.__file__ is not None]
+    files = sorted(p for p in _PARSING.rglob("*") if p.is_file()
+                   and p.suffix not in _DERIVED and "__pycache__" not in p.parts)
+    files += [source_of(module).resolve()
+              for module in (_standard_identifiers, _citation_identifiers, _models)]
     return [*files, _CITATIONS / "__init__.py"]
 
 

@@ -22,6 +22,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
+from mypy_extensions import mypyc_attr
+
 from .imports import imported
 from .redact import request_secrets
 
@@ -155,6 +157,8 @@ class HttpResponse:
         return self.headers.get(name.lower())
 
 
+# Compiled with mypyc (native-modules.txt), yet subclassed by interpreted transports.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Transport(ABC):
     """Sends one request and returns the response, whatever its status.
 

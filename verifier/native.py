@@ -1,0 +1,48 @@
+"""Which modules run compiled: the warm path's pure modules are compiled to C with mypyc at
+install (``native-modules.txt``, ``setup.py``); each is still its ``.py`` source, which is
+what the compiled module is built from and what decides its behaviour.
+
+A compiled module (a ``.so`` beside its ``.py``) is what Python imports; one older than its
+source would run code that is no longer there, so installing again rebuilds (``make`` does
+it when a listed source changes) and the test suite refuses to run over a stale one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+
+_SUFFIX = ".py"
+_PACKAGES = frozenset({"verifier", "adapters"})
+
+
+def is_compiled(module: ModuleType) -> bool:
+    """Whether ``module`` was loaded from a compiled extension rather than its source."""
+    return (getattr(module, "__file__", None) or "").endswith(".so")
+
+
+def source_of(module: ModuleType) -> Path:
+    """The ``.py`` source of ``module``, compiled or not."""
+    file = Path(module.__file__ or "")
+    if not is_compiled(module):
+        return file
+    return file.with_name(module.__name__.rpartition(".")[2] + _SUFFIX)
+
+
+def stale_extensions(root: Path) -> list[Path]:
+    """The compiled modules under ``root`` that are older than their source (a source
+    edited since the last install): each would be imported in its source's place."""
+    stale = []
+    for extension in sorted(root.rglob("*.so")):
+        source = extension.with_name(extension.name.split(".", 1)[0] + _SUFFIX)
+        if source.exists() and source.stat().st_mtime > extension.stat().st_mtime:
+            stale.append(extension)
+    return stale
+
+
+def compiled_loaded() -> list[str]:
+    """The names of the engine's modules loaded so far that run compiled (for benchmarks
+    to say which build they measured)."""
+    return sorted(name for name, module in list(sys.modules.items())
+                  if name.split(".")[0] in _PACKAGES and module is not None
+                  and is_compiled(module))
