@@ -11,6 +11,8 @@ STAMP := $(VENV)/.installed
 # The modules compiled to C at install (see setup.py): an edit to one rebuilds them, as the
 # stale extension would otherwise be imported in its source's place.
 NATIVE_SOURCES := $(shell grep -v '^\#' native-modules.txt)
+# Removes the compiled modules (an install builds them anew, or none when pure).
+REMOVE_NATIVE := rm -f verifier_native__mypyc.*.so && find verifier adapters -name '*.so' -delete
 # The Walters & Wilder data the benchmark reads (read-only, never copied into the repo).
 SHARED_DATA ?= ../shared/data
 WW_DATA := $(SHARED_DATA)/walters_wilder_2023
@@ -20,7 +22,7 @@ WW_DATA := $(SHARED_DATA)/walters_wilder_2023
 $(STAMP): pyproject.toml setup.py native-modules.txt $(NATIVE_SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	rm -f verifier_native__mypyc.*.so && find verifier adapters -name '*.so' -delete
+	$(REMOVE_NATIVE)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -55,5 +57,5 @@ pytest: $(STAMP)
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build verifier_native__mypyc.*.so
-	find verifier adapters -name '*.so' -delete
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build
+	$(REMOVE_NATIVE)

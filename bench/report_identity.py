@@ -19,7 +19,6 @@ reports and the file's SHA-256.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import sys
 import tempfile
@@ -31,9 +30,9 @@ from bench_args import result_file
 from throughput import NotWarm, _warm, distinct_citations, warm_cache_engine
 from walters_wilder import (
     DEFAULT_DATA,
-    exit_on_sigterm,
     open_world,
     read_citations,
+    run_bench,
     world_corpus,
 )
 
@@ -86,11 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.distinct < 0 or (args.ww is not None and args.ww < 0):
         parser.error("--distinct and --ww must not be negative")
-    exit_on_sigterm()
-    try:
-        lines = asyncio.run(run(args))
-    except NotWarm as exc:
-        print(f"verifier bench report-identity: {exc}", file=sys.stderr)
+    lines = run_bench("report-identity", run(args), NotWarm)
+    if lines is None:
         return 1
     digest = hashlib.sha256()
     with Path(args.out).open("wb") as out:

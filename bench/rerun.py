@@ -21,7 +21,6 @@ two trees side by side, including trees older than this bench.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import sys
 import tempfile
@@ -35,10 +34,10 @@ from walters_wilder import (
     DEFAULT_DATA,
     cli_env,
     engine_settings,
-    exit_on_sigterm,
     free_port,
     open_world,
     read_citations,
+    run_bench,
     timed_cli_check,
     world_corpus,
     write_cli_input,
@@ -122,11 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_tree(Path(args.cli_tree).resolve())
         except CompareError as exc:
             parser.error(str(exc))
-    exit_on_sigterm()
-    try:
-        result = asyncio.run(run(args))
-    except NotCached as exc:
-        print(f"verifier bench rerun: {exc}", file=sys.stderr)
+    result = run_bench("rerun", run(args), NotCached)
+    if result is None:
         return 1
     if args.json:
         write_result(args.json, result)

@@ -27,7 +27,6 @@ loop with ``--world-in-process``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
 import time
@@ -43,9 +42,9 @@ from walters_wilder import (
     DEFAULT_DATA,
     WorldLink,
     engine_settings,
-    exit_on_sigterm,
     open_world,
     read_citations,
+    run_bench,
     world_corpus,
 )
 
@@ -278,11 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             or not 1 <= args.concurrency <= 10_000):
         parser.error("--distinct, --repeated and --rounds must be positive and --concurrency "
                      "1..10000")
-    exit_on_sigterm()
-    try:
-        result = asyncio.run(run(args))
-    except NotWarm as exc:
-        print(f"verifier bench throughput: {exc}", file=sys.stderr)
+    result = run_bench("throughput", run(args), NotWarm)
+    if result is None:
         return 1
     if args.json:
         write_result(args.json, result)

@@ -38,10 +38,10 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from bench_args import result_file, write_result
@@ -609,6 +609,22 @@ def exit_on_sigterm() -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
+
+
+_Result = TypeVar("_Result")
+
+
+def run_bench(command: str, main: Coroutine[Any, Any, _Result],
+              *expected: type[Exception]) -> _Result | None:
+    """Run a bench's ``main`` with SIGTERM unwinding it (:func:`exit_on_sigterm`). A
+    failure it ``expected`` (a cache that would not warm, say) is printed as
+    ``verifier bench COMMAND: why`` and gives None, for the command to exit 1."""
+    exit_on_sigterm()
+    try:
+        return asyncio.run(main)
+    except expected as exc:
+        print(f"verifier bench {command}: {exc}", file=sys.stderr)
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
