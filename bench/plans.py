@@ -5,10 +5,10 @@ each plan's choices replayed over those answers, side by side.
 
 1. **The answers.** Each of the 636 W&W citations is put to every source, as a lookup
    and as a search, and a chapter's book to the book-check sources, through the engine's
-   own ``PlanRun.ask`` against the offline world (its limits lifted: this only gathers
+   own ``SourceAsker.ask`` against the offline world (its limits lifted: this only gathers
    answers). ``--answers FILE`` keeps them (JSON) and reads them back on the next run.
 2. **The replay.** Each plan is run over those answers by the engine's own ``PlanRun``
-   (:class:`ReplayRun`: its sources answer from the table at once), with its tiers,
+   (:class:`ReplayAnswers`: its sources answer from the table at once), with its tiers,
    widths and skips, and a chapter's book check; a step started before agreement counts
    its requests (the engine cancels it, but it may have been sent). Witnesses are
    counted under ``distinct``, the default rule.
@@ -49,7 +49,7 @@ from walters_wilder import (
 from verifier import Verifier
 from verifier.citations.checker import CitationChecker, citation_of_text
 from verifier.citations.models import Citation, SourceResult, SourceStatus, WorkType
-from verifier.citations.plan_run import PlanRun, StepOutcome
+from verifier.citations.plan_run import PlanRun
 from verifier.citations.planner import (
     DEFAULT_TABLES,
     PlanStep,
@@ -60,8 +60,8 @@ from verifier.citations.planner import (
     book_plan,
     plan_sources,
 )
+from verifier.citations.step_asker import SourceAsker, StepOutcome
 from verifier.http.deadline import Deadline
-from verifier.http.stats import RunStats
 from verifier.settings import SOURCE_NAMES
 from verifier.sources import PolicyTable
 
@@ -154,10 +154,11 @@ async def gather(citations: Sequence[Labelled], args: argparse.Namespace) -> lis
                 gate = asyncio.Semaphore(32)
                 done = 0
 
-                async def ask_all(run: PlanRun, steps: Sequence[PlanStep]) -> Answers:
+                async def ask_all(citation: Citation, steps: Sequence[PlanStep]) -> Answers:
+                    asker = SourceAsker(citation, clients, verifier.stats, Deadline(120.0))
                     answers: Answers = {}
                     for step in steps:
-                        outcome = await run.ask(step)
+                        outcome = await asker.ask(step)
                         answers[_key(step)] = (str(outcome.result.status),
                                                outcome.result.requests)
                     return answers
@@ -166,16 +167,11 @@ async def gather(citations: Sequence[Labelled], args: argparse.Namespace) -> lis
                     nonlocal done
                     async with gate:
                         citation = citation_of_text(row.text)
-                        run = PlanRun(citation, clients, verifier.stats,
-                                      deadline=Deadline(120.0), independence="distinct")
-                        row.answers = await ask_all(run, [
+                        row.answers = await ask_all(citation, [
                             PlanStep(source, kind) for source in clients for kind in StepKind])
                         book = book_of(citation)
                         if book is not None:
-                            book_run = PlanRun(book, clients, verifier.stats,
-                                               deadline=Deadline(120.0),
-                                               independence="distinct")
-                            row.book = await ask_all(book_run, [
+                            row.book = await ask_all(book, [
                                 PlanStep(source, kind) for source in BOOK_SOURCES
                                 if source in clients for kind in StepKind])
                     done += 1
@@ -186,14 +182,13 @@ async def gather(citations: Sequence[Labelled], args: argparse.Namespace) -> lis
     return rows
 
 
-class ReplayRun(PlanRun):
-    """The engine's plan run, its sources answering from gathered answers: the replay
-    runs the very tiers, widths and skips ``verifier check`` runs. Every step it starts
-    counts its requests in ``requests`` (the engine cancels a step still out at agreement,
-    but it may have been sent)."""
+class ReplayAnswers:
+    """A plan run's :class:`~verifier.citations.step_asker.StepAsker` answering from
+    gathered answers, at once: the replay runs the very tiers, widths and skips
+    ``verifier check`` runs. Every step it starts counts its requests in ``requests``
+    (the engine cancels a step still out at agreement, but it may have been sent)."""
 
     def __init__(self, answers: Answers, requests: Counter[str]) -> None:
-        super().__init__(Citation(), {}, RunStats(), deadline=0.0, independence="distinct")
         self._answers = answers
         self._requests = requests
 
@@ -208,8 +203,9 @@ class ReplayRun(PlanRun):
 
 async def replay(plan: SourcePlan, answers: Answers, needed: int,
                  requests: Counter[str]) -> int:
-    """The witnesses ``plan`` reaches over ``answers``, run by :class:`ReplayRun`."""
-    run = ReplayRun(answers, requests)
+    """The witnesses ``plan`` reaches over ``answers``, run by the engine's
+    :class:`PlanRun` asking :class:`ReplayAnswers`."""
+    run = PlanRun(Citation(), ReplayAnswers(answers, requests), independence="distinct")
     await run.run(plan, needed=needed)
     return run.witnesses()
 

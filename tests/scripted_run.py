@@ -1,22 +1,20 @@
-"""A plan run whose sources answer as a test scripts them."""
+"""Plan-run step answers a test scripts."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
-from verifier.citations.plan_run import PlanRun, StepOutcome
 from verifier.citations.planner import PlanStep
+from verifier.citations.step_asker import StepOutcome
 
 
-class ScriptedRun(PlanRun):
-    """:class:`PlanRun` with ``answer`` for each awaited step and ``answer_now`` for each
-    step tried at once (None: no answer at once, as on a cache miss)."""
+class ScriptedAnswers:
+    """A :class:`~verifier.citations.step_asker.StepAsker` answering with ``answer`` for
+    each awaited step and ``answer_now`` for each step tried at once (None: no answer at
+    once, as on a cache miss)."""
 
-    def __init__(self, *args: Any, answer: Callable[[PlanStep], Awaitable[StepOutcome]],
-                 answer_now: Callable[[PlanStep], StepOutcome | None],
-                 **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, answer: Callable[[PlanStep], Awaitable[StepOutcome]],
+                 answer_now: Callable[[PlanStep], StepOutcome | None]) -> None:
         self._answer = answer
         self._answer_now = answer_now
 
@@ -25,3 +23,11 @@ class ScriptedRun(PlanRun):
 
     def ask_now(self, step: PlanStep) -> StepOutcome | None:
         return self._answer_now(step)
+
+
+async def _never_awaited(step: PlanStep) -> StepOutcome:
+    raise AssertionError(f"{step} was asked; this run's answers are added by the test")
+
+
+NOT_ASKED = ScriptedAnswers(_never_awaited, lambda step: None)
+"""For a run whose answers a test adds itself: asking a step fails the test."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from plans import VARIANTS, Answers, replay
-from scripted_run import ScriptedRun
+from scripted_run import ScriptedAnswers
 
 from verifier.citations.models import (
     Author,
@@ -20,9 +20,9 @@ from verifier.citations.models import (
     SourceStatus,
     WorkType,
 )
-from verifier.citations.plan_run import StepOutcome
+from verifier.citations.plan_run import PlanRun
 from verifier.citations.planner import PlanStep, SourcePlan, plan_sources
-from verifier.http.stats import RunStats
+from verifier.citations.step_asker import StepOutcome
 from verifier.settings import SOURCE_NAMES
 
 SMITH = (Author(family="Smith", given="J."),)
@@ -56,9 +56,9 @@ async def engine_asks(plan: SourcePlan, answers: Answers,
         await asyncio.sleep(0)
         return answer_now(step)
 
-    run = ScriptedRun(Citation(title="T"), {}, RunStats(), deadline=60.0,
-                      independence="distinct", answer=answer,
-                      answer_now=answer_now if cached else (lambda step: None))
+    run = PlanRun(Citation(title="T"),
+                  ScriptedAnswers(answer, answer_now if cached else (lambda step: None)),
+                  independence="distinct")
     await run.run(plan, needed=2)
     return asked, run.witnesses()
 

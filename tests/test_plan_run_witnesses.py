@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pure_modules import pure
+from scripted_run import NOT_ASKED
 
 from verifier.citations import plan_run, verdict
 from verifier.citations.models import (
@@ -15,7 +16,6 @@ from verifier.citations.models import (
     SourceStatus,
     WorkRecord,
 )
-from verifier.http.stats import RunStats
 
 
 def test_witnesses_are_recounted_only_after_an_answer_and_stay_right(
@@ -31,8 +31,7 @@ def test_witnesses_are_recounted_only_after_an_answer_and_stay_right(
 
     plan_run = pure("verifier.citations.plan_run")  # its own call, watched
     monkeypatch.setattr(plan_run, "independent_groups", counted)
-    run = plan_run.PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0,
-                           independence="lineage")
+    run = plan_run.PlanRun(Citation(title="T"), NOT_ASKED, independence="lineage")
     assert run.witnesses() == 0
     run._add("crossref", SourceResult(SourceStatus.MATCH))
     assert [run.witnesses() for _ in range(3)] == [1, 1, 1]
@@ -51,8 +50,7 @@ def test_under_distinct_the_count_is_the_matching_sources_without_grouping(
 
     plan_run = pure("verifier.citations.plan_run")  # its own call, watched
     monkeypatch.setattr(plan_run, "independent_groups", not_called)
-    run = plan_run.PlanRun(Citation(title="T"), {}, RunStats(), deadline=0.0,
-                           independence="distinct")
+    run = plan_run.PlanRun(Citation(title="T"), NOT_ASKED, independence="distinct")
     answers = [("crossref", SourceStatus.MATCH), ("openalex", SourceStatus.NO_MATCH),
                ("openalex", SourceStatus.MATCH), ("pubmed", SourceStatus.ERROR),
                ("crossref", SourceStatus.NO_MATCH)]

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from scripted_run import ScriptedRun
+from scripted_run import ScriptedAnswers
 
 from verifier.citations.models import Citation, SourceResult, SourceStatus
-from verifier.citations.plan_run import CUT_OFF, ONLY_TO_CONFIRM, StepOutcome
+from verifier.citations.plan_run import CUT_OFF, ONLY_TO_CONFIRM, PlanRun
 from verifier.citations.planner import PlanStep, SourcePlan, StepKind
+from verifier.citations.step_asker import StepOutcome
 from verifier.http.deadline import Deadline
-from verifier.http.stats import RunStats
 
 
 def search(*names: str) -> tuple[PlanStep, ...]:
@@ -49,9 +49,9 @@ async def run_with(holders: set[str], cached: bool = False
         await asyncio.sleep(0)
         return answer_now(step)
 
-    run = ScriptedRun(Citation(title="T"), {}, RunStats(), deadline=60.0,
-                      independence="distinct", answer=answer,
-                      answer_now=answer_now if cached else (lambda step: None))
+    run = PlanRun(Citation(title="T"),
+                  ScriptedAnswers(answer, answer_now if cached else (lambda step: None)),
+                  independence="distinct")
     await run.run(PLAN, needed=2, width=1)
     return asked, run.results()
 
@@ -97,9 +97,8 @@ async def test_a_source_still_out_at_the_deadline_is_cut_off_and_reported_timed_
             return None
         return StepOutcome(SourceResult(SourceStatus.MATCH, requests=1))
 
-    run = ScriptedRun(Citation(title="T"), {}, RunStats(), deadline=deadline,
-                      independence="distinct", waiting=lambda: deadline.scope(0.0),
-                      answer=never, answer_now=crossref_now)
+    run = PlanRun(Citation(title="T"), ScriptedAnswers(never, crossref_now),
+                  independence="distinct", waiting=lambda: deadline.scope(0.0))
     with pytest.raises(TimeoutError):
         await run.run(PLAN, needed=2, width=1)
     results = run.results()

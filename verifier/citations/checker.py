@@ -53,6 +53,7 @@ from .parsing import is_warm, parse_citation, warm_up
 from .plan_run import PlanRun
 from .planner import PlanStep, SourcePlan, StepKind, book_of, book_plan, plan_sources
 from .source_client import SourceClient
+from .step_asker import SourceAsker
 from .verdict import (
     AGREEMENT,
     agreeing_records,
@@ -164,7 +165,7 @@ class CitationChecker:
         def waiting() -> AbstractAsyncContextManager[None]:
             return deadline.scope(_DEADLINE_GRACE_S)
 
-        main = PlanRun(citation, clients, self.stats, deadline=deadline,
+        main = PlanRun(citation, SourceAsker(citation, clients, self.stats, deadline),
                        independence=options.independence, waiting=waiting)
         book: PlanRun | None = None
         try:
@@ -175,7 +176,8 @@ class CitationChecker:
                 await main.run(plan_sources(citation, list(clients)), needed=AGREEMENT)
                 book_citation = book_of(citation)
                 if book_citation is not None and main.witnesses() < AGREEMENT:
-                    book = PlanRun(book_citation, clients, self.stats, deadline=deadline,
+                    book = PlanRun(book_citation,
+                                   SourceAsker(book_citation, clients, self.stats, deadline),
                                    independence=options.independence, waiting=waiting)
                     await book.run(book_plan(book_citation, list(clients)), needed=1)
         except TimeoutError:

@@ -1,37 +1,25 @@
 """One plan run for one citation: ask sources step by step until enough of them agree.
 
 :class:`PlanRun` executes a :class:`~verifier.planner.SourcePlan` against the engine's
-source clients. Steps start in plan order, only as many at a time as independent
-matches are still needed, and the run stops as soon as ``needed`` independent sources
-match (steps still out are cancelled). Every source failure becomes a value: a
-:class:`~verifier.models.SourceResult` whose status says the source could not answer.
+source clients, through a :class:`~verifier.citations.step_asker.StepAsker`. Steps start
+in plan order, only as many at a time as independent matches are still needed, and the
+run stops as soon as ``needed`` independent sources match (steps still out are
+cancelled).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.concurrency import run_until
-from verifier.errors import SourceError
-from verifier.http.deadline import Deadline
-from verifier.http.stats import RunStats
-from verifier.http.transport import HttpRequest
 
-from .matching import best_candidate, is_title_by_other_authors
 from .models import Citation, SourceResult, SourceStatus
 from .planner import PlanStep, SourcePlan, StepKind
-from .source_client import PendingQuery, QueryResult, SourceClient
+from .step_asker import StepAsker, StepOutcome
 from .verdict import independent_groups
-
-
-def source_status(error: SourceError) -> SourceStatus:
-    """How a service's failure is reported in a citation's ``sources`` map: the one
-    mapping from the HTTP layer's neutral kind (never "not found")."""
-    return SourceStatus(error.kind.value)
-
 
 NOT_NEEDED = "not needed: agreement already reached"
 ONLY_TO_CONFIRM = "not asked: it only confirms a work another source has found"
@@ -42,14 +30,6 @@ CUT_OFF = "not checked before the citation's deadline"
 _NOTHING_TO_ASK = SourceResult(SourceStatus.NOT_APPLICABLE, reason="nothing to look up or search")
 _ONLY_CONFIRMS = SourceResult(SourceStatus.SKIPPED, reason=ONLY_TO_CONFIRM)
 _NOT_NEEDED = SourceResult(SourceStatus.SKIPPED, reason=NOT_NEEDED)
-
-
-@dataclass(frozen=True, slots=True)
-class StepOutcome:
-    """What one step's source answered, and the flags it raised."""
-
-    result: SourceResult
-    flags: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -127,19 +107,16 @@ class PlanRun:
     def __init__(
         self,
         citation: Citation,
-        clients: Mapping[str, SourceClient],
-        stats: RunStats,
+        asker: StepAsker,
         *,
-        deadline: float | Deadline,
         independence: str,
         waiting: Callable[[], AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
-        """``waiting()``, when given, is entered around each wait for the sources (the
+        """``asker`` answers the steps (:class:`SourceAsker` asks the engine's sources).
+        ``waiting()``, when given, is entered around each wait for the sources (the
         citation's deadline scope): a run the cache answers whole never enters it."""
         self.citation = citation
-        self._clients = clients
-        self._stats = stats
-        self._deadline = deadline
+        self._asker = asker
         self._independence = independence
         self._waiting = waiting
         self._states: dict[str, _SourceState] = {}
@@ -147,9 +124,6 @@ class PlanRun:
         self._witnesses: int | None = None
         """The count of independent matching sources, kept until a source's answer
         changes (every change goes through :meth:`_add`)."""
-        self._pending: dict[PlanStep, PendingQuery] = {}
-        """Steps :meth:`ask_now` could not answer, with what is left to fetch: the
-        :meth:`ask` that follows takes it up (no request built, no answer read twice)."""
 
     async def run(self, plan: SourcePlan, *, needed: int, width: int | None = None) -> None:
         """Run ``plan`` until ``needed`` independent sources match or the plan is done;
@@ -201,7 +175,7 @@ class PlanRun:
             return True
 
         await run_until(
-            steps, self.ask, finished, run_now=self.ask_now,
+            steps, self._asker.ask, finished, run_now=self._asker.ask_now,
             width=lambda: width or max(1, needed - self.witnesses()),
             enough=lambda: self.witnesses() >= needed,
             skip=skipped,
@@ -264,76 +238,3 @@ class PlanRun:
         if state is None:
             state = self._states[source] = _SourceState()
         return state
-
-    async def ask(self, step: PlanStep) -> StepOutcome:
-        """Ask ``step``'s source about the citation; every failure is a value. Records
-        nothing: the run records answers as they finish (``verifier bench plans`` asks
-        every step once this way to replay plans over the answers)."""
-        client = self._clients[step.source]
-        pending = self._pending.pop(step, None)
-        if pending is None:
-            request = self._request(step, client)
-            if request is None:
-                return _NO_REQUEST[step.kind]
-            pending = PendingQuery(request)
-        try:
-            answer = await client.finish(pending, self._deadline)
-        except SourceError as exc:
-            status = source_status(exc)
-            if status is SourceStatus.SKIPPED:
-                self._stats.notice(str(exc))
-                return StepOutcome(SourceResult(status, requests=exc.requests,
-                                                 reason=str(exc)))
-            return StepOutcome(SourceResult(status, requests=exc.requests, error=str(exc)))
-        return self._outcome(step, answer)
-
-    def ask_now(self, step: PlanStep) -> StepOutcome | None:
-        """What :meth:`ask` would give, when that needs no waiting (the request is not
-        possible, or the cache holds the answer); else None: then :meth:`ask`, which
-        goes on from where this left off."""
-        client = self._clients[step.source]
-        request = self._request(step, client)
-        if request is None:
-            return _NO_REQUEST[step.kind]
-        answer = client.query_now(request)
-        if isinstance(answer, PendingQuery):
-            self._pending[step] = answer
-            return None
-        return self._outcome(step, answer)
-
-    def _request(self, step: PlanStep, client: SourceClient) -> HttpRequest | None:
-        if step.kind is StepKind.LOOKUP:
-            return client.adapter.lookup_request(self.citation, client.identity)
-        return client.adapter.search_request(self.citation, client.identity)
-
-    def _outcome(self, step: PlanStep, answer: QueryResult) -> StepOutcome:
-        """The step's result from its source's answer: the best candidate, matched or not,
-        and the flags it raises."""
-        citation = self.citation
-        # A retraction or correction notice is never the cited work itself.
-        candidates = [r for r in answer.records if r.notice_for is None]
-        best = best_candidate(citation, candidates)
-        if best is None:
-            return StepOutcome(
-                SourceResult(SourceStatus.NO_MATCH, requests=answer.requests, cached=answer.cached)
-            )
-        record, scores = best
-        status = SourceStatus.MATCH if scores.is_match else SourceStatus.NO_MATCH
-        flags: set[str] = set()
-        if is_title_by_other_authors(scores, citation, record):
-            flags.add("title_by_other_authors")
-        if step.kind is StepKind.LOOKUP and not scores.is_match:
-            flags.add("doi_mismatch" if citation.identifiers.doi else "identifier_mismatch")
-        if scores.is_match:
-            flags.update(record.notices)
-        result = SourceResult(status, record, scores, requests=answer.requests,
-                              cached=answer.cached)
-        return StepOutcome(result, frozenset(flags))
-
-
-_NO_REQUEST: Mapping[StepKind, StepOutcome] = {
-    kind: StepOutcome(SourceResult(SourceStatus.NOT_APPLICABLE,
-                                   reason=f"no {kind.value} possible"))
-    for kind in StepKind
-}
-"""The outcome of a step whose source has no request to make for the citation."""
