@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 import pytest
+from pure_modules import pure
 from recorded import SAMPLES, load_sample
 
 from adapters.base import Identity
@@ -457,24 +458,25 @@ def test_answer_reads_the_body_once_and_agrees_with_parse_and_follow_up(
 ) -> None:
     citation = Citation(title="In the wake of the crisis: Leading economists reassess policy",
                         authors=(Author(family="Blanchard", given="O."),))
-    request = ADAPTER.search_request(citation, Identity(api_key="k"))
+    adapter = pure("adapters.googlebooks").GoogleBooksAdapter()  # its own call to parse, watched
+    request = adapter.search_request(citation, Identity(api_key="k"))
     assert request is not None
     expected = {}
     for name, body in EXAMPLE_BODIES.items():
         response = HttpResponse(200, body)
-        expected[name] = (ADAPTER.parse(request, response), ADAPTER.follow_up(request, response))
+        expected[name] = (adapter.parse(request, response), adapter.follow_up(request, response))
     parses = 0
-    original = type(ADAPTER).parse
+    original = type(adapter).parse
 
     def counted(self: object, *args: object) -> object:
         nonlocal parses
         parses += 1
         return original(self, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(type(ADAPTER), "parse", counted)
+    monkeypatch.setattr(type(adapter), "parse", counted)
     for name, body in EXAMPLE_BODIES.items():
         parses = 0
-        assert ADAPTER.answer(request, HttpResponse(200, body)) == expected[name], name
+        assert adapter.answer(request, HttpResponse(200, body)) == expected[name], name
         assert parses == 1, name
     assert expected["empty"][1] is not None and expected["found"][1] is None
 

@@ -463,20 +463,33 @@ async def test_a_citation_with_nothing_to_look_for_is_an_item_error_not_no_trace
 async def test_a_follow_up_request_is_made_through_the_same_client(tmp_path: Path) -> None:
     """An adapter whose search answers with ids asks for the records in a second request
     (PubMed's esearch then efetch); both are paced, counted and cached."""
+    from adapters.base import SourceAdapter
     from adapters.crossref import CrossrefAdapter
     from verifier.http.transport import HttpRequest, HttpResponse
 
-    class TwoStepCrossref(CrossrefAdapter):
+    class TwoStepCrossref(SourceAdapter):
+        """Crossref's answers, reached by a search that first answers with ids."""
+
+        name = "crossref"
+
+        def __init__(self) -> None:
+            self._crossref = CrossrefAdapter()
+
         def follow_up(self, request: HttpRequest, response: HttpResponse) -> HttpRequest | None:
             if request.path == "/works/ids":
                 return HttpRequest(path="/works", params=(("query.bibliographic", "by id"),))
             return None
 
+        def lookup_request(self, citation, identity):
+            return self._crossref.lookup_request(citation, identity)
+
         def search_request(self, citation, identity):
             return HttpRequest(path="/works/ids", params=(("q", citation.title),))
 
         def parse(self, request: HttpRequest, response: HttpResponse):
-            return [] if request.path == "/works/ids" else super().parse(request, response)
+            if request.path == "/works/ids":
+                return []
+            return self._crossref.parse(request, response)
 
     async with scripted_server({"/crossref/works/ids": [Reply(body=b"ids")],
                                 "/crossref/works": [CROSSREF_OK],
