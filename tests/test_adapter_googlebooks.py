@@ -471,7 +471,7 @@ def test_answer_reads_the_body_once_and_agrees_with_parse_and_follow_up(
     def counted(self: object, *args: object) -> object:
         nonlocal parses
         parses += 1
-        return original(self, *args)  # type: ignore[arg-type]
+        return original(self, *args)
 
     monkeypatch.setattr(type(adapter), "parse", counted)
     for name, body in EXAMPLE_BODIES.items():
