@@ -354,10 +354,11 @@ def test_csv_rows_keep_id_and_text_and_ignore_other_columns(tmp_path: Path) -> N
     assert isinstance(first, CitationInput) and first.fields is None
     assert (first.id, first.text) == (
         "walters_0001", 'Smith, J. (2019). "Quoted", with commas. Journal, 3(2), 1-9.')
-    assert isinstance(empty, InputError) and empty.item == "row 3"
-    assert "empty citation_text" in empty.message
-    assert isinstance(short, InputError) and short.item == "row 4"
-    assert "1 of 5 columns" in short.message
+    # An unreadable row is named by its own id (its output line's id), its row said too.
+    assert isinstance(empty, InputError) and empty.item == "walters_0002"
+    assert empty.message == "empty citation_text cell on row 3"
+    assert isinstance(short, InputError) and short.item == "walters_0003"
+    assert "on row 4" in short.message and "1 of 5 columns" in short.message
     assert isinstance(derived, CitationInput) and derived.id.startswith("R6-")
     assert derived.text == "Doe, A. (2020).\nA cell over two lines."
     assert isinstance(plain, CitationInput) and (plain.id, plain.index) == ("walters_0006", 4)
@@ -378,6 +379,14 @@ def test_csv_without_a_citation_column_is_one_error(tmp_path: Path) -> None:
     [error] = read(write(tmp_path, "x.csv", "id,title\n1,A\n2,B\n"))
     assert isinstance(error, InputError) and error.item == "row 1"
     assert "'id', 'title'" in error.message and "citation_text" in error.message
+
+
+def test_a_row_without_an_id_is_named_by_its_row_number(tmp_path: Path) -> None:
+    items = read(write(tmp_path, "ids.csv",
+                       "id,citation_text,year\n,,2019\nx1,Smith (2019). A.,2019\n"))
+    assert isinstance(items[0], InputError) and items[0].item == "row 2"
+    assert items[0].message == "empty citation_text cell"
+    assert isinstance(items[1], CitationInput) and items[1].id == "x1"
 
 
 def test_csv_row_errors_do_not_stop_the_rest(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from typing import BinaryIO
 from verifier.errors import InputError
 
 from .detect import TEXT_COLUMNS, header_delimiter, text_column
+from .fields import one_line
 from .items import Entry, InputItem, derived_id, excerpt, numbered
 from .lines import bounded_lines
 
@@ -108,12 +109,16 @@ def _rows(stream: BinaryIO, delimiters: str) -> Iterator[Entry | InputError]:
 
 def _row_entry(cells: list[str], row: int, column: int, id_column: int | None, name: str,
                width: int) -> Entry | InputError:
+    """One row as an entry, or an error named by the row's own id when it gives one (the
+    id its output line carries, and ``--resume`` skips by), else by its row number."""
     where = f"row {row}"
+    given = cells[id_column].strip() if id_column is not None and id_column < len(cells) else ""
+    item = one_line(given) or where
+    on_row = f" on {where}" if item != where else ""
     if column >= len(cells):
-        return InputError(where, f"no {name} cell (the row has {len(cells)} of {width} "
-                                 "columns)", excerpt(", ".join(cells)))
+        return InputError(item, f"no {name} cell{on_row} (the row has {len(cells)} of "
+                                f"{width} columns)", excerpt(", ".join(cells)))
     text = cells[column].strip()
     if not text:
-        return InputError(where, f"empty {name} cell")
-    given = cells[id_column].strip() if id_column is not None and id_column < len(cells) else ""
+        return InputError(item, f"empty {name} cell{on_row}")
     return Entry(given or derived_id("R", row, text), text, where)
