@@ -1,5 +1,6 @@
-"""Instructions one warm pass costs in two source trees, counted by valgrind: a speed
-ratio the machine's other load cannot move.
+"""Instructions one warm pass costs in two source trees, counted by valgrind.
+
+A speed ratio the machine's other load cannot move.
 
     verifier bench instructions --base REV|DIR [--head DIR] [--citations N] [--data DIR]
         [--json FILE]
@@ -139,7 +140,8 @@ async def child(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="verifier bench instructions",
                                      description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--base", help="a source tree's directory, or a git revision")
+    parser.add_argument("--base", help="required: a source tree's directory, or a git "
+                                       "revision of this checkout (run as plain Python)")
     parser.add_argument("--head", default=str(HERE),
                         help="a source tree's directory (default: this checkout)")
     parser.add_argument("--citations", type=int, default=1000,
