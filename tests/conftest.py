@@ -23,8 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Refuse to test a compiled module older than its source: Python would import the
     old compiled code, and the tests would pass or fail on code no longer there."""
-    stale = [path for package in ("verifier", "adapters")
-             for path in stale_extensions(ROOT / package)]
+    stale = stale_extensions(ROOT)
     if stale:
         names = ", ".join(str(path.relative_to(ROOT)) for path in stale)
         pytest.exit(f"compiled modules older than their sources: {names}. Install again to "

@@ -29,14 +29,24 @@ def source_of(module: ModuleType) -> Path:
     return file.with_name(module.__name__.rpartition(".")[2] + _SUFFIX)
 
 
-def stale_extensions(root: Path) -> list[Path]:
-    """The compiled modules under ``root`` that are older than their source (a source
-    edited since the last install): each would be imported in its source's place."""
+def stale_extensions(tree: Path) -> list[Path]:
+    """The compiled modules of the packages in ``tree`` whose source is newer than the
+    code built from it (a source edited since the last install): each would be imported
+    in its source's place.
+
+    A module's ``.so`` is only a shim; the code is in the library they all share
+    (``*__mypyc.*.so`` in ``tree``), which every build rewrites, while a shim whose
+    content did not change may keep its old time. So a source counts as built when it is
+    older than its shim or the shared library."""
+    libraries = [path.stat().st_mtime for path in tree.glob("*__mypyc.*.so")]
+    built = max(libraries, default=0.0)
     stale = []
-    for extension in sorted(root.rglob("*.so")):
-        source = extension.with_name(extension.name.split(".", 1)[0] + _SUFFIX)
-        if source.exists() and source.stat().st_mtime > extension.stat().st_mtime:
-            stale.append(extension)
+    for package in sorted(_PACKAGES):
+        for extension in sorted((tree / package).rglob("*.so")):
+            source = extension.with_name(extension.name.split(".", 1)[0] + _SUFFIX)
+            if (source.exists()
+                    and source.stat().st_mtime > max(extension.stat().st_mtime, built)):
+                stale.append(extension)
     return stale
 
 
