@@ -114,7 +114,7 @@ def count_tree(name: str, tree: Path, args: argparse.Namespace, corpus: Path, po
 
 async def child(args: argparse.Namespace) -> None:
     """One process of a counted tree: warm its cache, or run ``--passes`` passes."""
-    from throughput import _pass, distinct_citations, warm_cache_engine
+    from throughput import NotWarm, _pass, _warm, distinct_citations, warm_cache_engine
 
     corpus = Path(args.corpus)
     items = distinct_citations(corpus, args.citations)
@@ -122,13 +122,12 @@ async def child(args: argparse.Namespace) -> None:
                           enforce_budgets=False, port=args.port) as world:
         settings, policies = warm_cache_engine(world, Path(args.cache), TIME_SCALE)
         if args.child == "warm":
-            for _ in range(MAX_WARM_PASSES):
-                result = await _pass(settings, items, 64, world, policies)
-                if result["requests_sent"] == 0:
-                    return
-            raise SystemExit(f"the cache was not warm after {MAX_WARM_PASSES} passes "
-                             "(answers that fail are never cached)")
-        result = {}
+            try:
+                await _warm(settings, items, 64, world, policies, MAX_WARM_PASSES, "distinct")
+            except NotWarm as exc:
+                raise SystemExit(str(exc)) from None
+            return
+        result: dict[str, Any] = {}
         for _ in range(args.passes):
             result = await _pass(settings, items, CONCURRENCY, world, policies)
             if result["requests_sent"]:
