@@ -328,6 +328,17 @@ def test_jsonl_objects_as_text_csl_or_bibtex_and_bad_lines_in_place(tmp_path: Pa
     assert isinstance(not_text, InputError) and "'text' is not a string" in not_text.message
 
 
+def test_an_unreadable_json_line_giving_an_id_is_named_by_it(tmp_path: Path) -> None:
+    lines = ('{"id": "x1", "citation_text": 42}\n{"id": 7, "note": "nothing"}\n'
+             '{"note": "no id either"}\n')
+    items = read(write(tmp_path, "ids.jsonl", lines))
+    errors = [i for i in items if isinstance(i, InputError)]
+    assert [(e.item, e.message[:24]) for e in errors] == [
+        ("x1", "'citation_text' is not a"), ("7", "no citation: expected a "),
+        ("line 3", "no citation: expected a ")]
+    assert errors[0].message.endswith("on line 1") and errors[1].message.endswith("on line 2")
+
+
 def test_jsonl_repeated_id_is_an_error_naming_the_line(tmp_path: Path) -> None:
     lines = '{"id": "x", "text": "A"}\n{"id": "x", "text": "B"}\n'
     items = read(write(tmp_path, "dup.jsonl", lines))

@@ -18,7 +18,7 @@ from verifier.citations.normalize import strip_markup
 from verifier.errors import InputError
 
 from .fields import clean_pages, identifiers, one_line, tidy_structured, year_from
-from .items import Entry, InputItem, derived_id, excerpt, numbered
+from .items import Entry, InputItem, derived_id, excerpt, item_error, numbered
 from .lines import read_whole
 from .render import render
 
@@ -72,12 +72,13 @@ def csl_entry(item: Mapping[str, object], where: str, fallback_id: str) -> Entry
     wrong = wrong_field(item)
     if wrong is not None:
         field, problem = wrong
-        return InputError(given_id(item, "id") or where, f"field {field!r} {problem}",
+        return item_error(given_id(item, "id"), where, f"field {field!r} {problem}",
                           excerpt(_dump(item)), field=field)
     citation = csl_citation(item)
     text = render(citation)
     if not text:
-        return InputError(where, "CSL item with no field to check", excerpt(_dump(item)))
+        return item_error(given_id(item, "id"), where, "CSL item with no field to check",
+                          excerpt(_dump(item)))
     return Entry(given_id(item, "id") or fallback_id, text, where, citation,
                  key=given_id(item, "id"))
 

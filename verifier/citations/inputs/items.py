@@ -120,6 +120,16 @@ def has_undecodable(text: str) -> bool:
     return _SURROGATE.search(text) is not None
 
 
+def item_error(given_id: str, where: str, message: str, text: str = "",
+               field: str = "") -> InputError:
+    """An unreadable item's error, named by the id the item gives (the id its output
+    line carries, and ``--resume`` skips by), the message then saying where it is; an
+    item giving no id is named by where it is."""
+    if not given_id:
+        return InputError(where, message, text, field=field)
+    return InputError(given_id, f"{message} on {where}", text, field=field)
+
+
 def excerpt(text: str, limit: int = 200) -> str:
     """The start of ``text`` as an error shows it: undecodable bytes as U+FFFD, so that it
     can always be written out."""

@@ -23,7 +23,7 @@ from verifier.errors import InputError
 
 from .bibtex import bibtex_citation
 from .csl import CSL_KEYS, csl_entry, given_id
-from .items import Entry, InputItem, citation_id, excerpt, numbered
+from .items import Entry, InputItem, citation_id, excerpt, item_error, numbered
 from .latex import LatexError
 from .lines import bounded_lines, too_long
 from .render import render
@@ -47,7 +47,8 @@ def object_entry(value: Mapping[str, object], lineno: int) -> Entry | InputError
         if key in value:
             text = value[key]
             if not isinstance(text, str):
-                return InputError(where, f"{key!r} is not a string", excerpt(_dump(value)))
+                return item_error(given_id(value, "id"), where, f"{key!r} is not a string",
+                                  excerpt(_dump(value)))
             text = text.strip()
             return Entry(given_id(value, "id") or citation_id(lineno, text), text, where)
     fields = value.get("fields")
@@ -56,8 +57,9 @@ def object_entry(value: Mapping[str, object], lineno: int) -> Entry | InputError
         return _bibtex_entry(value, kind, fields, lineno)
     if CSL_KEYS & value.keys():
         return csl_entry(value, where, citation_id(lineno, _dump(value)))
-    return InputError(where, f"no citation: expected a {', '.join(TEXT_KEYS)} key, BibTeX "
-                             "fields or CSL-JSON fields", excerpt(_dump(value)))
+    return item_error(given_id(value, "id"), where, "no citation: expected a "
+                      f"{', '.join(TEXT_KEYS)} key, BibTeX fields or CSL-JSON fields",
+                      excerpt(_dump(value)))
 
 
 def _entries(stream: BinaryIO) -> Iterator[Entry | InputError]:

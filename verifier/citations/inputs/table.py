@@ -18,7 +18,7 @@ from verifier.errors import InputError
 
 from .detect import TEXT_COLUMNS, header_delimiter, text_column
 from .fields import one_line
-from .items import Entry, InputItem, derived_id, excerpt, numbered
+from .items import Entry, InputItem, derived_id, excerpt, item_error, numbered
 from .lines import bounded_lines
 
 MAX_ROW_LINE_BYTES = 1024 * 1024
@@ -113,12 +113,10 @@ def _row_entry(cells: list[str], row: int, column: int, id_column: int | None, n
     id its output line carries, and ``--resume`` skips by), else by its row number."""
     where = f"row {row}"
     given = cells[id_column].strip() if id_column is not None and id_column < len(cells) else ""
-    item = one_line(given) or where
-    on_row = f" on {where}" if item != where else ""
     if column >= len(cells):
-        return InputError(item, f"no {name} cell{on_row} (the row has {len(cells)} of "
-                                f"{width} columns)", excerpt(", ".join(cells)))
+        return item_error(one_line(given), where, f"no {name} cell (the row has {len(cells)} "
+                          f"of {width} columns)", excerpt(", ".join(cells)))
     text = cells[column].strip()
     if not text:
-        return InputError(item, f"empty {name} cell{on_row}")
+        return item_error(one_line(given), where, f"empty {name} cell")
     return Entry(given or derived_id("R", row, text), text, where)
