@@ -5,12 +5,13 @@
 Parses the ``--distinct`` citations rendered from the W&W world as ``verifier bench
 throughput`` renders them (APA, then MLA, then Chicago; default 20,000, fewer after
 removing repeats) and the 636 Walters & Wilder citations with
-:func:`~verifier.citations.parsing.parse_citation`, its memo cleared before each round
-(every parse is a fresh one), the CRF's model opened beforehand and the garbage
-collector's thresholds as the CLI sets them. Prints, per round, microseconds of process
-CPU per reference overall and for each path: ``rules`` (an author-date reference the
-rules complete, :mod:`verifier.citations.parsing.combined`) and ``crf`` (every other
-reference, including an author-date one the rules leave incomplete). Compare two
+:func:`~verifier.citations.parsing.parse_citation`, the process's value memos emptied
+before each round (every parse is a fresh one, its CRF features too), the CRF's model
+opened beforehand and the garbage collector's thresholds as the CLI sets them. Prints,
+per round, microseconds of process CPU per reference overall and for each path:
+``rules`` (an author-date reference the rules complete,
+:mod:`verifier.citations.parsing.combined`) and ``crf`` (every other reference,
+including an author-date one the rules leave incomplete). Compare two
 commits by running it at each, alternately: the machine's load moves the figures.
 """
 
@@ -31,6 +32,7 @@ from verifier.__main__ import PROCESS_GC_THRESHOLD
 from verifier.citations.parsing import parse_citation, warm_up
 from verifier.citations.parsing.combined import _AUTHOR_DATE
 from verifier.citations.parsing.core import parse_citation as parse_rules
+from verifier.value_memos import forget_all
 
 
 def path_of(text: str) -> str:
@@ -44,8 +46,9 @@ def path_of(text: str) -> str:
 
 
 def cpu_per_text(texts: Sequence[str]) -> float:
-    """Microseconds of process CPU per text for parsing ``texts`` once, memo cleared."""
-    parse_citation.cache_clear()
+    """Microseconds of process CPU per text for parsing ``texts`` once, the process's value
+    memos (the parse memo, the CRF's feature memos) emptied first."""
+    forget_all()
     started = time.process_time()
     for text in texts:
         parse_citation(text)

@@ -7,7 +7,8 @@ Two workloads, each checked through the normal engine against the offline world 
 warm disk cache:
 
 - **distinct**: N different citation strings (default 20,000), rendered from the W&W
-  world's works in three citation styles, so every citation is parsed and matched anew;
+  world's works in three citation styles, so every citation is parsed and matched anew
+  (every pass starts with the process's value memos empty: :mod:`verifier.value_memos`);
 - **repeated**: the 636 Walters & Wilder citations repeated to N (default 100,000), each
   copy with its own id.
 
@@ -50,11 +51,11 @@ from walters_wilder import (
 
 from verifier import Verifier
 from verifier.citations.models import CitationInput
-from verifier.citations.parsing.combined import parse_citation
 from verifier.http.policy import SourcePolicy
 from verifier.native import compiled_loaded
 from verifier.settings import Settings
 from verifier.sources import PolicyTable
+from verifier.value_memos import forget_all
 
 
 def _reset_peak_rss() -> bool:
@@ -138,9 +139,10 @@ async def _pass(settings: Settings, items: Sequence[CitationInput], concurrency:
                 world: WorldLink, policies: Mapping[str, SourcePolicy]) -> dict[str, Any]:
     """One pass: statuses, requests the world saw, CPU and wall seconds, cache hits."""
     before = (await world.stats())["requests"]
-    # Each pass starts with the parse cache empty, as a new process would: the warm-up
-    # passes parsed these very texts, and the distinct workload is meant to parse anew.
-    parse_citation.cache_clear()
+    # Each pass starts with the process's value memos empty (parses, normalised titles
+    # and names, corrections), as a new process would: the warm-up passes worked on these
+    # very texts, and the distinct workload is meant to parse and match anew.
+    forget_all()
     statuses: Counter[str] = Counter()
     failures: list[str] = []
     cpu, wall = time.process_time(), time.perf_counter()

@@ -1,7 +1,8 @@
 """The layers' import direction, read from the source with ``ast`` (every import, at any
 depth in a module, counts):
 
-- ``verifier.http`` imports nothing above it (only ``verifier.errors`` and itself);
+- ``verifier.http`` imports nothing above it (only itself and the two leaf modules,
+  ``verifier.errors`` and ``verifier.value_memos``, which import nothing of ours);
 - adapters do no I/O (no aiohttp, asyncio, sockets, files) and know no pipeline run;
 - the world imports nothing of the pipelines (only standards, the model value types and
   the offline model that answers for its simulated endpoint);
@@ -68,8 +69,17 @@ def _violations(paths: list[Path], allowed: tuple[str, ...]) -> list[str]:
     return bad
 
 
+LEAF_MODULES = ("verifier.errors", "verifier.value_memos")
+
+
 def test_the_http_layer_imports_nothing_above_it() -> None:
-    assert _violations(_modules("verifier/http"), ("verifier.http", "verifier.errors")) == []
+    assert _violations(_modules("verifier/http"), ("verifier.http", *LEAF_MODULES)) == []
+
+
+@pytest.mark.parametrize("module", LEAF_MODULES)
+def test_a_leaf_module_imports_nothing_of_ours(module: str) -> None:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    assert _ours(_imports(path)) == set()
 
 
 def test_adapters_do_no_io() -> None:

@@ -34,11 +34,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import lru_cache
 from operator import attrgetter
 from typing import Any, TypeVar
 
 from unidecode import unidecode
+
+from verifier.value_memos import value_memo
 
 from .discrepancies import (
     APA_MAX_AUTHORS,
@@ -274,7 +275,7 @@ def shown_title(cited: str, titles: Sequence[str]) -> str:
 
 # _clean and bibtex_escape are pure and meet the same names, venues and numbers in
 # record after record: memoised (bounded).
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def _clean(text: str) -> str:
     """``text`` without markup, its whitespace runs single spaces, stripped."""
     return " ".join(strip_markup(text).split()) if text else ""
@@ -436,7 +437,7 @@ _NOT_KEY_CHARACTER = re.compile(r"[^A-Za-z0-9]")
 _KEY_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "in", "to", "and", "for"})
 
 
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def bibtex_escape(text: str) -> str:
     """``text`` (markup removed) safe inside a BibTeX field: LaTeX specials escaped,
     braces included, so every field's braces balance."""
@@ -492,7 +493,7 @@ def _bibtex_names(authors: Sequence[Author]) -> str:
     return " and ".join(names)
 
 
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def _key_word(text: str) -> str:
     word = _NOT_KEY_CHARACTER.sub("", unidecode(text))
     return word[:1].upper() + word[1:]

@@ -39,11 +39,11 @@ import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import attrgetter
 from typing import TypeVar
 
 from verifier.identifiers import find_arxiv, normalize_doi
+from verifier.value_memos import value_memo
 
 from .matching import authors_in_order, same_author
 from .models import (
@@ -98,7 +98,7 @@ def _full_last_page(first: str, last: str) -> str:
 
 # parse_pages, _number_key and initials_display are pure, called for every field of
 # every agreeing record, and give immutable values: memoised (bounded).
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def parse_pages(pages: str) -> PageRange | None:
     """``pages`` ("pp. 45–67", "45-7", "e24295", "S12-19", "xi") as a :class:`PageRange`;
     None when it holds no page."""
@@ -140,7 +140,7 @@ def _roman_value(text: str) -> int | None:
                                                           strict=True))
 
 
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def _number_key(value: str) -> str:
     """A volume or issue in comparable form: no label, dashes unified, no leading zeros,
     a Roman numeral as its value ("LIX" -> "59")."""
@@ -292,7 +292,7 @@ def _agree_in_order(cited: Sequence[Author], found: Sequence[Author], et_al: boo
     return True
 
 
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def initials_display(given: str) -> str:
     """Initials for display, with periods: "John Ronald" -> "J. R.", "Jean-Paul" ->
     "J.-P.", "JA" (Vancouver) -> "J. A.", "M.R." -> "M. R."; "" for none."""
@@ -569,7 +569,7 @@ none of them resolves resolves nowhere."""
 
 # Run for every agreeing record's container, which recur from record to record: memoised
 # (bounded).
-@lru_cache(maxsize=16384)
+@value_memo(16384)
 def is_preprint_server(name: str) -> bool:
     """The container names a preprint server, not a journal or conference."""
     return bool(PREPRINT_SERVERS.match(normalize_title(name)))

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
+
+from verifier.value_memos import register_memo, value_memo
 
 from .models import Author, Citation, MatchScores, WorkRecord, WorkType
 from .normalize import (
@@ -68,7 +69,7 @@ _ACRONYM_STOPWORDS = frozenset({"of", "the", "and", "for", "on", "in", "to", "de
 
 
 # Pure and run for every candidate of every citation: memoised (bounded caches).
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def _comparable(title: str) -> str:
     """A normalised title without a leading article ("The Boer War" = "Boer War")."""
     text = normalize_title(title)
@@ -104,7 +105,7 @@ class _TitleForm:
     :func:`_main_title_score`)."""
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def _title_form(title: str) -> _TitleForm:
     main_title, subtitle = split_title(title)
     main = _comparable(main_title)
@@ -177,7 +178,7 @@ def _name(author: Author) -> _Name:
     return _name_of(author.family, author.given, author.literal)
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def _name_of(family: str, given: str, literal: str) -> _Name:
     if family:
         given_words = given.replace(".", " ").split()
@@ -329,6 +330,7 @@ def _named(authors: Sequence[Author]) -> list[_Name]:
 
 _NAMED_MEMO_SIZE = 1024
 _named_memo: dict[int, tuple[tuple[Author, ...], list[_Name]]] = {}
+register_memo(_named_memo.clear)
 
 
 def _names(authors: Sequence[Author]) -> list[_Name]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from unidecode import unidecode
+
+from verifier.value_memos import value_memo
 
 from .models import Author
 
@@ -62,7 +63,7 @@ def _fold(text: str) -> str:
 
 # The normalisations are pure and run for every candidate of every citation, so they
 # are memoised (bounded caches).
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def normalize_title(s: str) -> str:
     """A title reduced for comparison: no markup, ASCII, case-folded, punctuation read as
     a space, single spaces, no leading or trailing space. "" for a title with no letters
@@ -75,7 +76,7 @@ def normalize_title(s: str) -> str:
     return " ".join(_NON_ALNUM.sub(" ", folded).split())
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def split_title(s: str) -> tuple[str, str]:
     """The main title and the subtitle of ``s``, both stripped; ("title", "") when there is
     no subtitle.
@@ -102,7 +103,7 @@ def split_title(s: str) -> tuple[str, str]:
     return main, subtitle
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def family_key(name: str) -> str:
     """A family name as one comparable key: ASCII, case-folded, with spaces, hyphens,
     apostrophes and punctuation removed and particles kept joined.
@@ -117,7 +118,7 @@ def _name_words(name: str) -> list[str]:
     return [w for w in _NON_ALNUM.split(_fold(strip_markup(name))) if w]
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def family_variants(name: str) -> frozenset[str]:
     """Every key under which ``name`` may be cited, the full :func:`family_key` first
     among equals.
@@ -195,7 +196,7 @@ TRANSLITERATION_MIN_LENGTH = 5
 transliteration from another person ("Li" / "Lee")."""
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def transliteration_key(key: str) -> str:
     """``key`` (a :func:`family_key`) reduced by :data:`TRANSLITERATION_RULES`, so that
     spellings of one name in different transliteration systems meet; "" for a key

@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 
 from verifier import identifiers as _standard_identifiers
+from verifier import value_memos as _value_memos
 from verifier.native import source_of
 
 from . import identifiers as _citation_identifiers
@@ -64,7 +65,7 @@ def parser_files() -> list[Path]:
     files = sorted(p for p in _PARSING.rglob("*") if p.is_file()
                    and p.suffix not in _DERIVED and "__pycache__" not in p.parts)
     files += [source_of(module).resolve()
-              for module in (_standard_identifiers, _citation_identifiers, _models)]
+              for module in (_standard_identifiers, _value_memos, _citation_identifiers, _models)]
     return [*files, _CITATIONS / "__init__.py"]
 
 

@@ -24,6 +24,8 @@ from urllib.parse import quote_plus
 
 from mypy_extensions import mypyc_attr
 
+from verifier.value_memos import register_memo
+
 from .imports import imported
 from .redact import request_secrets
 
@@ -115,6 +117,8 @@ _quoted_names: dict[str, str] = {}
 _quoted_values: dict[str, str] = {}
 """Values quoted, by value: the ones every request of a service repeats (a field list, a
 page size) are quoted once; a searched title is quoted once and rarely met again."""
+register_memo(_quoted_names.clear)
+register_memo(_quoted_values.clear)
 
 
 def _remembered(memo: dict[str, str], text: str, quoted: str) -> str:

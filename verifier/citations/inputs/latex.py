@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from functools import cache
 
 from pylatexenc.latex2text import LatexNodes2Text
 from pylatexenc.latexwalker import LatexWalkerError
+
+from verifier.value_memos import value_memo
 
 MAX_BRACE_DEPTH = 50
 """Deeper nesting is refused: the LaTeX decoder recurses once per level."""
@@ -63,7 +65,7 @@ def _brace_depth(value: str) -> int:
     return deepest
 
 
-@lru_cache(maxsize=4096)  # names recur across a bibliography, and decoding is slow
+@value_memo(4096)  # names recur across a bibliography, and decoding is slow
 def _decode(latex: str) -> str:
     try:
         text: str = _decoder().latex_to_text(latex)

@@ -11,9 +11,9 @@ parser runs for most references.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from verifier.citations.models import Citation
+from verifier.value_memos import value_memo
 
 from .core import parse_citation as parse_rules
 from .crf import parse_trained
@@ -36,7 +36,7 @@ reference list cited twice, a re-run in one process) is not parsed again. A
 each, so some tens of megabytes at most."""
 
 
-@lru_cache(maxsize=PARSE_CACHE_SIZE)
+@value_memo(PARSE_CACHE_SIZE)
 def parse_citation(text: str) -> Citation:
     """Parse one free-text reference (see the module docstring for which parser reads
     it). Never raises on any text. Pure, so memoised (:data:`PARSE_CACHE_SIZE`)."""

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+
+from verifier.value_memos import value_memo
 
 from .lexicon import lexicon_names
 from .tokens import Token
@@ -29,7 +30,7 @@ _CLOSE = frozenset(")]}")
 _DASHES = frozenset("-–—‐−")
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def _shape(word: str) -> str:
     """Character classes with runs collapsed: "Smith" -> "Xx", "2004" -> "d4",
     "J" -> "X", "ASCE" -> "X4", "O" -> "X"."""
@@ -55,7 +56,7 @@ def _shape(word: str) -> str:
     return shape
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def _own(word: str, spaced: bool) -> tuple[str, ...]:
     """The token's own features (cached: the same word gives the same features)."""
     lower = word.lower()
@@ -109,7 +110,7 @@ def _class(word: str) -> str:
     return _shape(word)
 
 
-@lru_cache(maxsize=65536)
+@value_memo(65536)
 def _word(
     word: str, spaced: bool
 ) -> tuple[
