@@ -1,4 +1,5 @@
-"""Suite-wide fixtures: every test runs under a blocking-call detector.
+"""Suite-wide fixtures: every test runs under a blocking-call detector, and property
+tests have no time limit per example.
 
 blockbuster raises ``BlockingError`` when code of ``verifier`` or ``adapters`` makes a
 blocking call (file or socket I/O, ``time.sleep``, SQLite) on a running event loop's
@@ -14,10 +15,16 @@ from pathlib import Path
 
 import pytest
 from blockbuster import BlockBuster, blockbuster_ctx
+from hypothesis import settings
 
 from verifier.native import stale_extensions
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# A property test asserts what its examples give, never how long one took: hypothesis's
+# default 200 ms deadline per example failed tests on this shared machine under load.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
