@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Final
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
@@ -91,18 +91,24 @@ def _main_title_score(main: str, other: str) -> float:
     return SUBTITLE_FACTOR * _ratio(main, other)
 
 
-@dataclass(frozen=True, slots=True)
 class _TitleForm:
-    """What the title comparisons use of one title, worked out once per title."""
+    """What the title comparisons use of one title, worked out once per title. Never
+    changed once made (``Final``). A plain class, not a frozen dataclass: compiled, its
+    construction is a C struct's, where a frozen dataclass's ``__init__`` runs as Python
+    (a title of every candidate of every citation is made into one)."""
 
-    whole: str
-    """``_comparable(title)``."""
-    main: str
-    """``_comparable`` of the main title (``split_title``'s first part)."""
-    has_subtitle: bool
-    main_stands: bool
-    """The main title is long enough to identify a work alone (see
-    :func:`_main_title_score`)."""
+    __slots__ = ("whole", "main", "has_subtitle", "main_stands")
+
+    def __init__(self, *, whole: str, main: str, has_subtitle: bool,
+                 main_stands: bool) -> None:
+        self.whole: Final = whole
+        """``_comparable(title)``."""
+        self.main: Final = main
+        """``_comparable`` of the main title (``split_title``'s first part)."""
+        self.has_subtitle: Final = has_subtitle
+        self.main_stands: Final = main_stands
+        """The main title is long enough to identify a work alone (see
+        :func:`_main_title_score`)."""
 
 
 @value_memo(65536)
@@ -150,26 +156,31 @@ def _form_similarity(cited: _TitleForm, found: _TitleForm) -> float:
 # Authors
 
 
-@dataclass(frozen=True, slots=True)
 class _Name:
-    """One author in comparable form."""
+    """One author in comparable form. Never changed once made (``Final``); a plain class
+    for the reason :class:`_TitleForm` gives (every author of every candidate is made
+    into one)."""
 
-    key: str
-    """The full family key (or the organisation's key)."""
-    variants: frozenset[str]
-    """Family-name keys under which the author may appear (see ``family_variants``)."""
-    initials: str
-    given_keys: frozenset[str]
-    """Keys of the given-name words, to recognise family/given swapped (CJK order)."""
-    organisation: str
-    """Normalised literal of a corporate author, "" for a person."""
-    initial: str
-    """The first of ``initials`` ("" for none)."""
-    transliterated: str
-    """``transliteration_key(key)``: computed once per author, not once per comparison."""
-    spelling_keys: frozenset[str]
-    """``family_variants`` of the family name, else of the literal: the keys under which
-    the report takes two paired names as spelt alike (:func:`authors_in_order`)."""
+    __slots__ = ("key", "variants", "initials", "given_keys", "organisation", "initial",
+                 "spelling_keys")
+
+    def __init__(self, *, key: str, variants: frozenset[str], initials: str,
+                 given_keys: frozenset[str], organisation: str, initial: str,
+                 spelling_keys: frozenset[str]) -> None:
+        self.key: Final = key
+        """The full family key (or the organisation's key)."""
+        self.variants: Final = variants
+        """Family-name keys under which the author may appear (see ``family_variants``)."""
+        self.initials: Final = initials
+        self.given_keys: Final = given_keys
+        """Keys of the given-name words, to recognise family/given swapped (CJK order)."""
+        self.organisation: Final = organisation
+        """Normalised literal of a corporate author, "" for a person."""
+        self.initial: Final = initial
+        """The first of ``initials`` ("" for none)."""
+        self.spelling_keys: Final = spelling_keys
+        """``family_variants`` of the family name, else of the literal: the keys under
+        which the report takes two paired names as spelt alike (:func:`authors_in_order`)."""
 
 
 def _name(author: Author) -> _Name:
@@ -191,7 +202,6 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
             given_keys=frozenset(k for k in (family_key(w) for w in given_words) if len(k) > 1),
             organisation="",
             initial=given_initials[:1],
-            transliterated=transliteration_key(key),
             spelling_keys=family_variants(family),
         )
     words = literal.split()
@@ -208,7 +218,6 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
         given_keys=frozenset(),
         organisation=normalize_title(literal),
         initial=literal_initials[:1],
-        transliterated=transliteration_key(key),
         spelling_keys=family_variants(literal),
     )
 
@@ -262,14 +271,20 @@ def _one_slip_apart(a: str, b: str, min_length: int = SLIP_MIN_LENGTH) -> bool:
     return OSA.distance(a, b, score_cutoff=1) <= 1
 
 
+def _transliterations_agree(cited_key: str, found_key: str) -> bool:
+    """The two family keys are one name in two transliteration systems."""
+    cited = transliteration_key(cited_key)
+    return bool(cited) and cited == transliteration_key(found_key)
+
+
 def _compatible(cited: _Name, found: _Name, slip_min: int = SLIP_MIN_LENGTH) -> bool:
     if cited.organisation and found.organisation:
         return _organisations_agree(cited.organisation, found.organisation)
     if (
         not cited.variants.isdisjoint(found.variants)
         or _one_slip_apart(cited.key, found.key, slip_min)
-        # the same name in two transliteration systems
-        or (bool(cited.transliterated) and cited.transliterated == found.transliterated)
+        # the same name in two transliteration systems (worked out only when needed)
+        or _transliterations_agree(cited.key, found.key)
     ):
         return _initials_agree(cited.initials, found.initials)
     # Family and given swapped ("Zhang, J." vs given "Zhang", family "Jun").

@@ -61,6 +61,39 @@ def _fold(text: str) -> str:
     return _APOSTROPHE.sub("", ascii_text)
 
 
+# Fast paths, same output (property-tested against the regex forms in
+# tests/test_normalize_fast_paths.py). Text that is ASCII with no "<" and no "&" needs
+# neither markup stripping, transliteration nor "&" read as "and", and its case-fold is
+# its lower case; one ``str.translate`` then does what a character-class substitution
+# does, in C without the regex engine. Each table maps every ASCII character (a
+# character missing from a table costs ``translate`` a raised and cleared KeyError).
+
+
+def _ascii_table(replace: dict[str, int | None]) -> dict[int, int | None]:
+    """A translation table of every ASCII character: ``replace``'s, the rest kept."""
+    return {code: replace.get(chr(code), code) for code in range(128)}
+
+
+_ASCII_NOT_ALNUM = [chr(c) for c in range(128) if not chr(c).isalnum()]
+_NOT_ALNUM_AS_SPACE = _ascii_table(dict.fromkeys(_ASCII_NOT_ALNUM, ord(" ")))
+_NOT_ALNUM_DROPPED = _ascii_table(dict.fromkeys(_ASCII_NOT_ALNUM))
+_DOT_HYPHEN_AS_SPACE = _ascii_table({".": ord(" "), "-": ord(" ")})
+
+
+def _plain_ascii(text: str) -> bool:
+    """``text`` is ASCII without markup or entities: :func:`_fold` is its lower case, but
+    for apostrophes between word characters."""
+    return text.isascii() and "<" not in text and "&" not in text
+
+
+def _fold_plain(text: str) -> str:
+    """:func:`_fold` of text for which :func:`_plain_ascii` holds."""
+    lowered = text.lower()
+    if "'" in lowered or "`" in lowered:  # the apostrophes _APOSTROPHE joins, in ASCII
+        return _APOSTROPHE.sub("", lowered)
+    return lowered
+
+
 # The normalisations are pure and run for every candidate of every citation, so they
 # are memoised (bounded caches).
 @value_memo(65536)
@@ -72,6 +105,8 @@ def normalize_title(s: str) -> str:
     >>> normalize_title("The <i>Café</i> &amp; the Bar: A Study")
     'the cafe and the bar a study'
     """
+    if _plain_ascii(s):
+        return " ".join(_fold_plain(s).translate(_NOT_ALNUM_AS_SPACE).split())
     folded = _fold(strip_markup(s))
     return " ".join(_NON_ALNUM.sub(" ", folded).split())
 
@@ -87,10 +122,10 @@ def split_title(s: str) -> tuple[str, str]:
     """
     text = " ".join(strip_markup(s).split())
     cuts: list[tuple[int, int]] = []
-    separator = _SUBTITLE_SEPARATOR.search(text)
+    separator = _subtitle_separator(text)
     if separator:
         cuts.append((separator.start(), separator.end()))
-    question = _QUESTION_BREAK.search(text)
+    question = _QUESTION_BREAK.search(text) if "?" in text or "!" in text else None
     if question:
         # The "?" stays with the main title: cut after it.
         cuts.append((question.start(), question.end()))
@@ -103,6 +138,24 @@ def split_title(s: str) -> tuple[str, str]:
     return main, subtitle
 
 
+_SEPARATOR_CHARACTERS = (":", "-", "\u2013", "\u2014")
+"""The characters every subtitle separator holds (colon, hyphen, en and em dash)."""
+
+
+def _subtitle_separator(text: str) -> re.Match[str] | None:
+    """``_SUBTITLE_SEPARATOR.search(text)`` for single-spaced ``text``, searched from where
+    a match can begin: every match holds a separator character, after at most one space
+    (the lookbehind still sees the text before that point)."""
+    first = -1
+    for character in _SEPARATOR_CHARACTERS:
+        at = text.find(character)
+        if at != -1 and (first == -1 or at < first):
+            first = at
+    if first == -1:
+        return None
+    return _SUBTITLE_SEPARATOR.search(text, max(0, first - 1))
+
+
 @value_memo(65536)
 def family_key(name: str) -> str:
     """A family name as one comparable key: ASCII, case-folded, with spaces, hyphens,
@@ -111,10 +164,15 @@ def family_key(name: str) -> str:
     >>> family_key("van der Berg"), family_key("Darling-Hammond"), family_key("O’Rourke")
     ('vanderberg', 'darlinghammond', 'orourke')
     """
+    if _plain_ascii(name):
+        # Every character but a letter or digit goes, apostrophes too: no need to join them.
+        return name.lower().translate(_NOT_ALNUM_DROPPED)
     return _NON_ALNUM.sub("", _fold(strip_markup(name)))
 
 
 def _name_words(name: str) -> list[str]:
+    if _plain_ascii(name):
+        return _fold_plain(name).translate(_NOT_ALNUM_AS_SPACE).split()
     return [w for w in _NON_ALNUM.split(_fold(strip_markup(name))) if w]
 
 
@@ -162,12 +220,12 @@ def initials(given: str) -> str:
     """The initials of a given name, lower-case ASCII: "John Ronald" -> "jr", "J.-P." ->
     "jp", "M.R." -> "mr", "" for none."""
     letters: list[str] = []
-    for word in re.split(r"[\s.\-]+", unidecode(given)):
-        if not word:
-            continue
+    text = given if given.isascii() else unidecode(given)  # ASCII is its own unidecode
+    # The words between runs of spaces, dots and hyphens: split() drops the empty ones.
+    for word in text.translate(_DOT_HYPHEN_AS_SPACE).split():
         # "JA" in Vancouver style is two initials, "Jo" or "John" one given name.
-        if word.isupper() and len(word) <= 3:
-            letters.extend(word.lower())
+        if len(word) <= 3 and word.isupper():
+            letters.append(word.lower())
         elif word[0].isalpha():
             letters.append(word[0].lower())
     return "".join(letters)
@@ -178,19 +236,28 @@ def initials(given: str) -> str:
 # reduce to the same form are the same name ("Müller" = "Mueller", "Tchaikovsky" =
 # "Chaikovskii" = "Tschaikowsky", "Dostoevsky" = "Dostoyevsky"). Each rule only merges
 # spellings that the systems really produce for one sound; doubled letters collapse last.
-TRANSLITERATION_RULES: tuple[tuple[str, str], ...] = (
-    (r"(?<=[a-z])(?:skiy|skii|skij|skyi|sky)$", "ski"),  # Russian adjectival endings
-    (r"(?<=[a-z])(?:iy|ii|ij|yj|yi)$", "y"),
-    (r"(?<=[aeo])[iyj]$", "y"),  # Tolstoy / Tolstoi
-    (r"tsch|tch", "ch"),  # German / French / English renderings of ч
-    (r"(?<=[aeiou])[yj](?=[aeiou])", ""),  # Dostoyevsky / Dostoevsky, Tsvetayeva
-    (r"(?<=[a-z])ue", "u"), (r"(?<=[a-z])oe", "o"), (r"(?<=[a-z])ae", "a"),  # ü ö ä spelt out
-    (r"^(?:ye|je)", "e"),  # Yeltsin / Jelzin / Eltsin
-    (r"kh", "h"), (r"ks", "x"), (r"w", "v"), (r"ph", "f"), (r"ou", "u"),
-    (r"(?<=[a-z])(?:ya|ja|ia)$", "a"), (r"(?:yu|ju|iu)", "u"), (r"(?:ya|ja|ia)", "a"),
-    (r"(.)\1+", r"\1"),  # doubled letters: Mohammed / Mohamed
+TRANSLITERATION_RULES: tuple[tuple[str, str, tuple[str, ...] | None], ...] = (
+    # (pattern, replacement, what a key must hold for the pattern to match there: one of
+    # these strings, or None when nothing simpler tells; a rule whose strings are all
+    # absent is skipped, since its pattern could not match)
+    # Russian adjectival endings
+    (r"(?<=[a-z])(?:skiy|skii|skij|skyi|sky)$", "ski", ("sk",)),
+    (r"(?<=[a-z])(?:iy|ii|ij|yj|yi)$", "y", ("iy", "ii", "ij", "yj", "yi")),
+    (r"(?<=[aeo])[iyj]$", "y", ("ai", "ay", "aj", "ei", "ey", "ej", "oi", "oy", "oj")),  # Tolstoi
+    (r"tsch|tch", "ch", ("tsch", "tch")),  # German / French / English renderings of ч
+    # Dostoyevsky / Dostoevsky, Tsvetayeva
+    (r"(?<=[aeiou])[yj](?=[aeiou])", "", ("y", "j")),
+    # ü ö ä spelt out
+    (r"(?<=[a-z])ue", "u", ("ue",)), (r"(?<=[a-z])oe", "o", ("oe",)),
+    (r"(?<=[a-z])ae", "a", ("ae",)),
+    (r"^(?:ye|je)", "e", ("ye", "je")),  # Yeltsin / Jelzin / Eltsin
+    (r"kh", "h", ("kh",)), (r"ks", "x", ("ks",)), (r"w", "v", ("w",)), (r"ph", "f", ("ph",)),
+    (r"ou", "u", ("ou",)),
+    (r"(?<=[a-z])(?:ya|ja|ia)$", "a", ("ya", "ja", "ia")),
+    (r"(?:yu|ju|iu)", "u", ("yu", "ju", "iu")), (r"(?:ya|ja|ia)", "a", ("ya", "ja", "ia")),
+    (r"(.)\1+", r"\1", None),  # doubled letters: Mohammed / Mohamed
 )
-_TRANSLITERATION = tuple((re.compile(p), r) for p, r in TRANSLITERATION_RULES)
+_TRANSLITERATION = tuple((re.compile(p), r, needs) for p, r, needs in TRANSLITERATION_RULES)
 TRANSLITERATION_MIN_LENGTH = 5
 """Keys shorter than this are not reduced: short names differ by too little to tell a
 transliteration from another person ("Li" / "Lee")."""
@@ -209,6 +276,14 @@ def transliteration_key(key: str) -> str:
     """
     if len(key) < TRANSLITERATION_MIN_LENGTH:
         return ""
-    for pattern, replacement in _TRANSLITERATION:
-        key = pattern.sub(replacement, key)
+    for pattern, replacement, needs in _TRANSLITERATION:
+        if needs is None or _holds_any(key, needs):
+            key = pattern.sub(replacement, key)
     return key
+
+
+def _holds_any(text: str, parts: tuple[str, ...]) -> bool:
+    for part in parts:
+        if part in text:
+            return True
+    return False
