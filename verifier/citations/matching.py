@@ -195,21 +195,22 @@ def _name_of(family: str, given: str, literal: str) -> _Name:
         given_words = given.replace(".", " ").split()
         key = family_key(family)
         given_initials = initials(given)
+        family_keys = family_variants(family)
         return _Name(
             key=key,
-            variants=family_variants(family),
+            variants=family_keys,
             initials=given_initials,
             given_keys=frozenset(k for k in (family_key(w) for w in given_words) if len(k) > 1),
             organisation="",
             initial=given_initials[:1],
-            spelling_keys=family_variants(family),
+            spelling_keys=family_keys,
         )
     words = literal.split()
     # A literal may be an organisation or a person the source did not split.
-    variants = {family_key(literal)}
+    key = family_key(literal)
+    variants = {key}
     if 1 < len(words) <= 4:
         variants |= family_variants(words[-1])
-    key = family_key(literal)
     literal_initials = initials(" ".join(words[:-1])) if 1 < len(words) <= 4 else ""
     return _Name(
         key=key,
