@@ -13,7 +13,11 @@ imports aiohttp. The engine gives it nothing but values:
   :class:`~verifier.errors.UnexpectedStatus` when the answer cannot be read as either;
 - :meth:`SourceAdapter.follow_up` names a second request when an answer is only a step
   (PubMed's esearch gives ids; efetch gives the records);
-- :meth:`SourceAdapter.rate_hint` reads rate-limit headers where the service sends them.
+- :meth:`SourceAdapter.rate_hint` reads rate-limit headers where the service sends them;
+- :meth:`SourceAdapter.candidates` is what the engine reads an answer with: ``answer``'s
+  records as :class:`~verifier.citations.candidates.Candidate` values. An adapter whose
+  records cost far more than their titles overrides it to build each record only when
+  the matching asks for it (see that module's contract).
 
 Retries on 429/5xx, pacing, caching and timeouts happen once, in the engine
 (``verifier.source_client``), before ``parse`` sees a response: ``parse`` only ever
@@ -26,6 +30,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from verifier.citations.candidates import Candidate, ready_candidates
 from verifier.citations.models import Citation, WorkRecord
 from verifier.http.policy import RateHint as RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
@@ -81,6 +86,16 @@ class SourceAdapter(ABC):
         the adapter can (an adapter whose ``follow_up`` depends on its records overrides
         this). Raises what ``parse`` raises."""
         return self.parse(request, response), self.follow_up(request, response)
+
+    def candidates(
+        self, request: HttpRequest, response: HttpResponse
+    ) -> tuple[list[Candidate], HttpRequest | None]:
+        """:meth:`answer` with the records as candidates, which is how the engine reads
+        every answer. This default builds every record at once; an override builds each
+        only when asked, and gives the same records (``parse`` is then
+        ``[c.record() for c in candidates]``). Raises what ``parse`` raises."""
+        records, follow_up = self.answer(request, response)
+        return ready_candidates(records), follow_up
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         """Rate-limit information in the response headers, if the service sends any."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, Final
 
+from verifier.citations.candidates import Candidate
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
 from verifier.http.policy import RateClass, SourcePolicy
@@ -116,6 +117,15 @@ class CrossrefAdapter(SourceAdapter):
         )
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        return [candidate.record() for candidate in self._candidates(request, response)]
+
+    def candidates(
+        self, request: HttpRequest, response: HttpResponse
+    ) -> tuple[list[Candidate], HttpRequest | None]:
+        """Each work's title at once, its record when asked (see ``parse``)."""
+        return self._candidates(request, response), None
+
+    def _candidates(self, request: HttpRequest, response: HttpResponse) -> list[Candidate]:
         if response.status == 404 and request.path.startswith("/works/"):
             if _is_plain_not_found(response):
                 return []
@@ -137,8 +147,7 @@ class CrossrefAdapter(SourceAdapter):
         else:
             raise MalformedResponse(f"crossref: unexpected message-type {kind!r}")
         retraction_known = _selects(request, "updated-by")
-        memoised = self._memoised_record
-        return [memoised(item, retraction_known) for item in items]
+        return [self._candidate(item, retraction_known) for item in items]
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         # Plus responses have been seen spelling the limit "x-rate-limit".
@@ -158,42 +167,49 @@ class CrossrefAdapter(SourceAdapter):
             pool=pool,
         )
 
-    def _memoised_record(self, item: object, retraction_known: bool) -> WorkRecord:
-        """``_record(item, retraction_known)``, from the memo when the same item (its
-        search ``score`` aside: the record never reads it) was built before.
-
-        Takes ``score`` out of ``item`` itself: the item is the caller's own, freshly
-        decoded from the body and read by nothing else (no copy made for the key)."""
-        if type(item) is not dict:
-            return self._record(item, retraction_known)
-        # The answer's ranking, not the work's: left out of the key.
-        item.pop("score", None)
-        key = (retraction_known, item_key(item))
-        record = self._records.get(key)
-        if record is None:
-            record = self._records.put(key, self._record(item, retraction_known))
-        return record
-
-    def _record(self, item: object, retraction_known: bool) -> WorkRecord:
+    def _candidate(self, item: object, retraction_known: bool) -> Candidate:
+        """One work of an answer: read far enough to refuse it (not an object, no DOI)
+        and to know its title; the rest is :meth:`_record`'s, when asked."""
         if not isinstance(item, dict):
             raise MalformedResponse("crossref: a work is not an object")
         doi = registered_doi(item.get("DOI"))  # Crossref registers it: its case is the DOI's
         if doi is None:
             raise MalformedResponse("crossref: a work without a DOI")
         title, prefixed = strip_retracted_prefix(_title(item))
+        return Candidate(title, self._memoised_record,
+                         _Work(item, retraction_known, doi, title, prefixed))
+
+    def _memoised_record(self, work: _Work) -> WorkRecord:
+        """``_record(work)``, from the memo when the same item (its search ``score``
+        aside: the record never reads it) was built before.
+
+        Takes ``score`` out of the item itself: the item is the answer's own, freshly
+        decoded from the body and read by nothing else (no copy made for the key)."""
+        item = work.item
+        # The answer's ranking, not the work's: left out of the key.
+        item.pop("score", None)
+        key = (work.retraction_known, item_key(item))
+        record = self._records.get(key)
+        if record is None:
+            record = self._records.put(key, self._record(work))
+        return record
+
+    def _record(self, work: _Work) -> WorkRecord:
+        """The record of a work :meth:`_candidate` read (never raises)."""
+        item, doi = work.item, work.doi
         retracted: bool | None
         retracted, notices = _updates(item)
         if item.get("update-to"):
             retracted = False  # a notice about another work, not a retracted work
-        elif prefixed:
+        elif work.prefixed:
             retracted = True
-        elif not retraction_known:
+        elif not work.retraction_known:
             retracted = None
         return WorkRecord(
             source=self.name,
             source_id=doi,
             url=f"https://doi.org/{doi}",
-            title=title,
+            title=work.title,
             authors=_authors(item.get("author")),
             year=_year(item),
             container=clean_text(_first(item.get("container-title"))),
@@ -208,6 +224,20 @@ class CrossrefAdapter(SourceAdapter):
             retracted=retracted,
             notices=notices,
         )
+
+
+class _Work:
+    """What :meth:`CrossrefAdapter._candidate` read of one work, for its record."""
+
+    __slots__ = ("item", "retraction_known", "doi", "title", "prefixed")
+
+    def __init__(self, item: dict[str, Any], retraction_known: bool, doi: str, title: str,
+                 prefixed: bool) -> None:
+        self.item: Final = item
+        self.retraction_known: Final = retraction_known
+        self.doi: Final = doi
+        self.title: Final = title
+        self.prefixed: Final = prefixed
 
 
 def _headers(identity: Identity) -> tuple[tuple[str, str], ...]:

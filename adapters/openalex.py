@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
+from verifier.citations.candidates import Candidate
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.errors import MalformedResponse, UnexpectedStatus
 from verifier.http.policy import SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
-from ._memo import RecordMemo
+from ._memo import RecordMemo, item_key
 from ._text import (
     bare_doi,
     clean_text,
@@ -110,6 +111,15 @@ class OpenAlexAdapter(SourceAdapter):
         )
 
     def parse(self, request: HttpRequest, response: HttpResponse) -> list[WorkRecord]:
+        return [candidate.record() for candidate in self._candidates(request, response)]
+
+    def candidates(
+        self, request: HttpRequest, response: HttpResponse
+    ) -> tuple[list[Candidate], HttpRequest | None]:
+        """Each work's title at once, its record when asked (see ``parse``)."""
+        return self._candidates(request, response), None
+
+    def _candidates(self, request: HttpRequest, response: HttpResponse) -> list[Candidate]:
         if response.status == 404 and request.path.startswith("/works/"):
             return []  # unknown id: an HTML "Not Found" page, not JSON
         if response.status != 200:
@@ -123,9 +133,9 @@ class OpenAlexAdapter(SourceAdapter):
             results = body["results"]
             if not isinstance(results, list):
                 raise MalformedResponse("openalex: 'results' is not a list")
-            return [self._records.record(work, self._record) for work in results]
+            return [self._candidate(work) for work in results]
         if "id" in body or "doi" in body:
-            return [self._records.record(body, self._record)]
+            return [self._candidate(body)]
         raise MalformedResponse(f"openalex: neither a work nor a list{_error_detail(response)}")
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
@@ -139,10 +149,13 @@ class OpenAlexAdapter(SourceAdapter):
         # x-ratelimit-reset counts seconds to midnight UTC (not an epoch).
         return RateHint(remaining=remaining, reset_s=reset)
 
-    def _record(self, work: object) -> WorkRecord:
+    def _candidate(self, work: object) -> Candidate:
+        """One work of an answer: read far enough to refuse it (not an object, neither
+        id nor DOI) and to know its title; the rest is :meth:`_record`'s, when asked."""
         if not isinstance(work, dict):
             raise MalformedResponse("openalex: a work is not an object")
-        openalex_url = work.get("id") if isinstance(work.get("id"), str) else ""
+        found = work.get("id")
+        openalex_url = found if isinstance(found, str) else ""
         ids = json_object(work.get("ids"))
         doi = bare_doi(work.get("doi") or ids.get("doi"))
         if not openalex_url and doi is None:
@@ -150,29 +163,58 @@ class OpenAlexAdapter(SourceAdapter):
         title, prefixed = strip_retracted_prefix(
             clean_text(work.get("title") or work.get("display_name"))
         )
-        flag = work.get("is_retracted")
-        source = _source(work)
-        biblio = json_object(work.get("biblio"))
+        return Candidate(title, self._memoised_record,
+                         _Work(work, openalex_url, ids, doi, title, prefixed))
+
+    def _memoised_record(self, work: _Work) -> WorkRecord:
+        """``_record(work)``, from the memo when the same item was built before."""
+        key = item_key(work.item)
+        record = self._records.get(key)
+        if record is None:
+            record = self._records.put(key, self._record(work))
+        return record
+
+    def _record(self, work: _Work) -> WorkRecord:
+        """The record of a work :meth:`_candidate` read (never raises)."""
+        item, openalex_url, doi = work.item, work.openalex_url, work.doi
+        flag = item.get("is_retracted")
+        source = _source(item)
+        biblio = json_object(item.get("biblio"))
         return WorkRecord(
             source=self.name,
             source_id=openalex_url.rsplit("/", 1)[-1] if openalex_url else doi or "",
             url=openalex_url or f"https://doi.org/{doi}",
-            title=title,
-            authors=_authors(work.get("authorships")),
-            year=_year(work.get("publication_year")),
+            title=work.title,
+            authors=_authors(item.get("authorships")),
+            year=_year(item.get("publication_year")),
             container=clean_text(source.get("display_name")),
             volume=clean_text(biblio.get("volume")),
             issue=clean_text(biblio.get("issue")),
             pages=_pages(biblio.get("first_page"), biblio.get("last_page")),
-            type=_work_type(work.get("type"), work.get("type_crossref")),
+            type=_work_type(item.get("type"), item.get("type_crossref")),
             identifiers=Identifiers(
                 doi=doi,
                 issn=string_tuple(source.get("issn")),
-                pmid=_strip_prefix(ids.get("pmid"), _PMID_PREFIX) or None,
-                pmcid=_pmcid(ids.get("pmcid")),
+                pmid=_strip_prefix(work.ids.get("pmid"), _PMID_PREFIX) or None,
+                pmcid=_pmcid(work.ids.get("pmcid")),
             ),
-            retracted=True if prefixed else flag if isinstance(flag, bool) else None,
+            retracted=True if work.prefixed else flag if isinstance(flag, bool) else None,
         )
+
+
+class _Work:
+    """What :meth:`OpenAlexAdapter._candidate` read of one work, for its record."""
+
+    __slots__ = ("item", "openalex_url", "ids", "doi", "title", "prefixed")
+
+    def __init__(self, item: dict[str, Any], openalex_url: str, ids: dict[str, Any],
+                 doi: str | None, title: str, prefixed: bool) -> None:
+        self.item: Final = item
+        self.openalex_url: Final = openalex_url
+        self.ids: Final = ids
+        self.doi: Final = doi
+        self.title: Final = title
+        self.prefixed: Final = prefixed
 
 
 def _identity_params(identity: Identity) -> tuple[tuple[str, str], ...]:

@@ -97,6 +97,7 @@ def test_adapters_do_no_io() -> None:
 def test_adapters_know_no_pipeline_run_nor_anything_on_top() -> None:
     allowed = ("adapters", "verifier.errors", "verifier.http.transport", "verifier.http.policy",
                "verifier.http.service", "verifier.identifiers", "verifier.citations.models",
+               "verifier.citations.candidates",
                "verifier.citations.normalize", "verifier.llm.types")
     assert _violations(_modules("adapters"), allowed) == []
 

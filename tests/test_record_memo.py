@@ -57,6 +57,16 @@ def built_or_error(build: Any, *args: Any) -> WorkRecord | str:
     return record
 
 
+def build_crossref(item: dict[str, Any], retraction_known: bool) -> WorkRecord:
+    """One item's record, built by an adapter of its own (an empty memo)."""
+    return CrossrefAdapter()._candidate(item, retraction_known).record()
+
+
+def build_openalex(work: dict[str, Any]) -> WorkRecord:
+    """One work's record, built by an adapter of its own (an empty memo)."""
+    return OpenAlexAdapter()._candidate(work).record()
+
+
 def parsed_or_error(adapter: Any, request: HttpRequest, response: HttpResponse) -> Any:
     try:
         return adapter.parse(request, response)
@@ -80,8 +90,7 @@ def test_a_crossref_answer_read_through_the_memo_is_the_answer_built_anew(
     for item in items:
         item["DOI"] = "10.1000/x"
     retraction_known = request is SEARCH
-    built = [built_or_error(CrossrefAdapter()._record, item, retraction_known)
-             for item in items]
+    built = [built_or_error(build_crossref, item, retraction_known) for item in items]
     expected = [e if isinstance(e, str) else [e] for e in built]
     adapter = CrossrefAdapter()
     assert one_by_one(adapter, request, items, envelope) == expected
@@ -100,7 +109,7 @@ def test_an_openalex_answer_read_through_the_memo_is_the_answer_built_anew(
 ) -> None:
     for work in works:
         work["id"] = "https://openalex.org/W1"
-    built = [built_or_error(OpenAlexAdapter()._record, work) for work in works]
+    built = [built_or_error(build_openalex, work) for work in works]
     expected = [e if isinstance(e, str) else [e] for e in built]
     adapter = OpenAlexAdapter()
     assert one_by_one(adapter, OPENALEX_SEARCH, works, openalex_results) == expected

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from adapters.base import Identity
+from verifier.citations.candidates import Candidate, ready_candidates
 from verifier.citations.models import WorkRecord
 from verifier.citations.source_client import PendingQuery, QueryResult, SourceClient
 from verifier.http.cache import ResponseCache
@@ -44,6 +45,11 @@ class IdsThenRecords:
             return [], RECORDS
         return [WorkRecord("ids", "1", ORIGIN + "/1", response.body.decode())], None
 
+    def candidates(self, request: HttpRequest,
+                   response: HttpResponse) -> tuple[list[Candidate], HttpRequest | None]:
+        records, follow_up = self.answer(request, response)
+        return ready_candidates(records), follow_up
+
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         return None
 
@@ -74,7 +80,7 @@ async def test_a_cached_first_answer_is_not_read_again_for_its_follow_up(
     pending = client.query_now(IDS)
     assert isinstance(pending, PendingQuery) and pending.first is not None
     answer = await client.finish(pending, asyncio.get_running_loop().time() + 5)
-    assert [r.title for r in answer.records] == ["A cited work"]
+    assert [c.title for c in answer.candidates] == ["A cited work"]
     assert (answer.requests, answer.cached) == (1, False)
     assert [s.request.path for s in transport.sent] == ["/records"]  # only the follow-up was sent
     assert adapter.reads == {"/ids": 1, "/records": 1}
@@ -101,6 +107,6 @@ async def test_a_query_the_cache_holds_whole_is_answered_at_once(cache: Response
     client, _adapter, transport = source_client(cache)
     answer = client.query_now(IDS)
     assert isinstance(answer, QueryResult)
-    assert ([r.title for r in answer.records], answer.requests, answer.cached) == (
+    assert ([c.title for c in answer.candidates], answer.requests, answer.cached) == (
         ["Kept"], 0, True)
     assert transport.sent == []

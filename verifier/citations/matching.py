@@ -26,6 +26,7 @@ from rapidfuzz.distance import OSA
 
 from verifier.value_memos import register_memo, value_memo
 
+from .candidates import Candidate, ready_candidates
 from .models import Author, Citation, MatchScores, WorkRecord, WorkType
 from .normalize import (
     family_key,
@@ -746,24 +747,37 @@ def best_candidate(
     A full match beats any non-match; then the higher title similarity wins, then the
     higher author overlap; ties keep the source's order.
     """
-    if len(records) <= 1:
-        return (records[0], score_record(citation, records[0])) if records else None
+    return best_of(citation, ready_candidates(list(records)))
+
+
+def best_of(
+    citation: Citation, candidates: Sequence[Candidate]
+) -> tuple[WorkRecord, MatchScores] | None:
+    """:func:`best_candidate` over an answer's candidates: a candidate's record is built
+    only when it is scored, and one ruled out on its title alone is never built."""
+    if len(candidates) <= 1:
+        if not candidates:
+            return None
+        only = candidates[0].record()
+        return only, score_record(citation, only)
     # A match with title and authors both 1.0 has the highest rank there is (no score
     # exceeds 1.0), and the first record wins every tie: when the first record is such a
     # match (the usual answer to a search for a real work), no other needs scoring.
-    first = score_record(citation, records[0])
+    first_record = candidates[0].record()
+    first = score_record(citation, first_record)
     if first.title == 1.0 and first.authors == 1.0 and first.is_match:
-        return records[0], first
+        return first_record, first
     # Every record's rank (is_match, title, authors) is at most its bound (see
     # _rank_bound), which needs only the titles. Records are scored in descending order
     # of (bound, earlier first); once a bound falls below the best (rank, earlier first)
     # scored so far, neither it nor any later record can win, nor tie and come earlier:
-    # the result is max() over all scored records, without scoring the hopeless ones.
+    # the result is max() over all scored records, without scoring (or building) the
+    # hopeless ones.
     cited = _title_form(citation.title)
     titles: list[float] = []
     bounds: list[tuple[tuple[bool, float, float], int]] = []
-    for i, record in enumerate(records):
-        form = _title_form(record.title)
+    for i, candidate in enumerate(candidates):
+        form = _title_form(candidate.title)
         title = _form_similarity(cited, form)
         titles.append(title)
         bounds.append((_rank_bound(cited, form, title), -i))
@@ -773,10 +787,11 @@ def best_candidate(
         if best_rank is not None and bound < best_rank:
             break
         i = -bound[1]
-        scores = first if i == 0 else _scored(citation, records[i], titles[i])
+        record = first_record if i == 0 else candidates[i].record()
+        scores = first if i == 0 else _scored(citation, record, titles[i])
         rank = ((scores.is_match, scores.title, scores.authors), -i)
         if best_rank is None or rank > best_rank:
-            best, best_rank = (records[i], scores), rank
+            best, best_rank = (record, scores), rank
     return best
 
 

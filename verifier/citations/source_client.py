@@ -21,12 +21,13 @@ from verifier.http.deadline import Deadline
 from verifier.http.policy import RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
 
-from .models import WorkRecord
+from .candidates import Candidate
 
 
 @dataclass(frozen=True, slots=True)
 class QueryResult:
-    records: list[WorkRecord]
+    candidates: list[Candidate]
+    """The works the answer offers, best first (each built into a record when asked)."""
     requests: int
     """Requests this call sent to the network (0 for a cache hit or a joined flight)."""
     cached: bool
@@ -34,9 +35,10 @@ class QueryResult:
 
 @dataclass(frozen=True, slots=True)
 class SourceAnswer:
-    """What one response of a source says: its records and the follow-up it calls for."""
+    """What one response of a source says: the works it offers and the follow-up it
+    calls for."""
 
-    records: list[WorkRecord]
+    candidates: list[Candidate]
     follow_up: HttpRequest | None
 
 
@@ -59,11 +61,11 @@ class AdapterReader:
         self.adapter = adapter
 
     def read(self, request: HttpRequest, response: HttpResponse) -> SourceAnswer:
-        records, follow_up = self.adapter.answer(request, response)
-        return SourceAnswer(records, follow_up)
+        candidates, follow_up = self.adapter.candidates(request, response)
+        return SourceAnswer(candidates, follow_up)
 
     def positive(self, value: SourceAnswer) -> bool:
-        return bool(value.records) or value.follow_up is not None
+        return bool(value.candidates) or value.follow_up is not None
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         return self.adapter.rate_hint(response)
@@ -89,17 +91,18 @@ class SourceClient:
             return PendingQuery(request)
         follow_up = first.value.follow_up
         if follow_up is None:
-            return QueryResult(first.value.records, 0, True)
+            return QueryResult(first.value.candidates, 0, True)
         second = self.client.fetch_now(follow_up, self.reader)
         if second is None:
             return PendingQuery(request, first)
-        return QueryResult(second.value.records, 0, True)
+        return QueryResult(second.value.candidates, 0, True)
 
     async def query(self, request: HttpRequest, deadline: float | Deadline) -> QueryResult:
-        """Records for ``request`` (best first, ``[]`` for "not found"); raises SourceError.
+        """Candidates for ``request`` (best first, ``[]`` for "not found"); raises
+        SourceError.
 
         When the adapter asks for a follow-up, it is made here, through the same cache and
-        pacing, and its records are the answer."""
+        pacing, and its candidates are the answer."""
         return await self.finish(PendingQuery(request), deadline)
 
     async def finish(self, pending: PendingQuery, deadline: float | Deadline) -> QueryResult:
@@ -109,13 +112,13 @@ class SourceClient:
             first = await self.client.fetch(pending.request, deadline, self.reader)
         follow_up = first.value.follow_up
         if follow_up is None:
-            return QueryResult(first.value.records, first.requests, first.cached)
+            return QueryResult(first.value.candidates, first.requests, first.cached)
         try:
             second = await self.client.fetch(follow_up, deadline, self.reader)
         except SourceError as exc:
             exc.requests += first.requests
             raise
         return QueryResult(
-            second.value.records, first.requests + second.requests,
+            second.value.candidates, first.requests + second.requests,
             first.cached and second.cached,
         )

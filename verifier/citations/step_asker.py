@@ -19,7 +19,7 @@ from verifier.http.deadline import Deadline
 from verifier.http.stats import RunStats
 from verifier.http.transport import HttpRequest
 
-from .matching import best_candidate, is_title_by_other_authors
+from .matching import best_of, is_title_by_other_authors
 from .models import Citation, SourceResult, SourceStatus
 from .planner import PlanStep, StepKind
 from .source_client import PendingQuery, QueryResult, SourceClient
@@ -110,8 +110,8 @@ class SourceAsker:
         and the flags it raises."""
         citation = self.citation
         # A retraction or correction notice is never the cited work itself.
-        candidates = [r for r in answer.records if r.notice_for is None]
-        best = best_candidate(citation, candidates)
+        candidates = [c for c in answer.candidates if c.notice_for is None]
+        best = best_of(citation, candidates)
         if best is None:
             return StepOutcome(
                 SourceResult(SourceStatus.NO_MATCH, requests=answer.requests, cached=answer.cached)
