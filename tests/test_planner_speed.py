@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,10 +41,25 @@ def test_a_word_list_finds_exactly_what_its_case_insensitive_pattern_finds(text:
 
 
 def test_a_word_list_finds_words_in_any_case() -> None:
-    words = WordList(r"\b(?:public health|medic\w*)\b")
+    words = WordList(("public health", r"medic\w*", "mmwr"))
     assert words.found_in("Journal of PUBLIC Health")
     assert words.found_in("Médecine et MEDICINE")
     assert not words.found_in("biomedicine")
+    assert words.found_in("MMWR weekly") and not words.found_in("mmwrx")
+
+
+def test_a_word_list_groups_its_words_by_their_first_letter() -> None:
+    # What makes it cheap: the engine tries a letter's words only where a word starts
+    # with that letter. The grouping must keep every word whole (tested above).
+    words = WordList(("medic\\w*", "molecular", "cell"))
+    assert words._lower.pattern == r"\b(?:m(?:edic\w*|olecular)|cell)\b"
+    assert words.pattern.pattern == r"\b(?:medic\w*|molecular|cell)\b"
+
+
+def test_a_word_must_start_with_a_lower_case_letter() -> None:
+    for bad in ("Medic", "(?:a|b)", "", r"\bx"):
+        with pytest.raises(ValueError, match="lower-case ASCII letter"):
+            WordList(("cell", bad))
 
 
 def _article(title: str, container: str = "", doi: str | None = None) -> Citation:

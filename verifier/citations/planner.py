@@ -26,7 +26,7 @@ New sources and rules are rows in the tables below, not branches in the engine.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
@@ -97,16 +97,30 @@ BOOK_CHECK_SOURCES: tuple[str, ...] = ("openlibrary", "crossref", "googlebooks")
 """Where a chapter's book is looked for (one witness is enough), Google Books last."""
 
 class WordList:
-    """A case-insensitive pattern of words, searched cheaply: ASCII text (nearly every
-    title) is lower-cased and searched by a case-sensitive copy of the pattern, which
-    finds exactly what the case-insensitive one finds there (tested); other text is
-    searched by the case-insensitive pattern itself."""
+    """Words found as whole words in any case. Each word is a regular-expression fragment
+    that starts with a lower-case ASCII letter (``medic\\w*``, ``public health``).
+
+    Searched cheaply: ASCII text (nearly every title) is lower-cased and searched by a
+    case-sensitive pattern that groups the words by their first letter (``m(?:edic\\w*|
+    olecular)``), so the regular-expression engine tries a letter's words only where a
+    word starts with that letter. It finds a word exactly where the case-insensitive
+    alternation of every word (:attr:`pattern`) finds one there (tested): only whether
+    some word matches is asked, and grouping changes which alternative is tried first,
+    never what can match. Other text is searched by :attr:`pattern` itself."""
 
     __slots__ = ("_any_case", "_lower")
 
-    def __init__(self, pattern: str) -> None:
-        self._any_case = re.compile(pattern, re.I)
-        self._lower = re.compile(pattern)
+    def __init__(self, words: Sequence[str]) -> None:
+        for word in words:
+            if not (word[:1].isascii() and word[:1].islower()):
+                raise ValueError(f"a word must start with a lower-case ASCII letter: {word!r}")
+        self._any_case = re.compile(r"\b(?:" + "|".join(words) + r")\b", re.I)
+        by_letter: dict[str, list[str]] = {}
+        for word in words:
+            by_letter.setdefault(word[0], []).append(word[1:])
+        groups = [letter + (rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")")
+                  for letter, rests in by_letter.items()]
+        self._lower = re.compile(r"\b(?:" + "|".join(groups) + r")\b")
 
     def found_in(self, text: str) -> bool:
         if text.isascii():
@@ -115,20 +129,24 @@ class WordList:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """The case-insensitive pattern (what :meth:`found_in` is equivalent to)."""
+        """The case-insensitive alternation of the words (what :meth:`found_in` is
+        equivalent to)."""
         return self._any_case
 
 
-_BIOMEDICAL = WordList(
-    r"\b(?:medic\w*|clinic\w*|health\w*|nurs\w*|pharm\w*|lancet|bmj|jama|cell|cancer|"
-    r"oncolog\w*|disease\w*|epidemiol\w*|patient\w*|therap\w*|surg\w*|psychiatr\w*|"
-    r"neuro\w*|genet\w*|genom\w*|biolog\w*|bioch\w*|immun\w*|infect\w*|vaccin\w*|"
-    r"cardio\w*|pediatr\w*|paediatr\w*|obstet\w*|diabet\w*|obes\w*|nutrition\w*|"
-    r"physiolog\w*|patholog\w*|virus\w*|viral|bacteri\w*|molecular|biomed\w*|"
-    r"dental|dentist\w*|veterinar\w*|public health|plos|nih|mmwr|"
+_BIOMEDICAL = WordList((
+    r"medic\w*", r"clinic\w*", r"health\w*", r"nurs\w*", r"pharm\w*", "lancet", "bmj", "jama",
+    "cell", "cancer", r"oncolog\w*", r"disease\w*", r"epidemiol\w*", r"patient\w*",
+    r"therap\w*", r"surg\w*", r"psychiatr\w*", r"neuro\w*", r"genet\w*", r"genom\w*",
+    r"biolog\w*", r"bioch\w*", r"immun\w*", r"infect\w*", r"vaccin\w*", r"cardio\w*",
+    r"pediatr\w*", r"paediatr\w*", r"obstet\w*", r"diabet\w*", r"obes\w*", r"nutrition\w*",
+    r"physiolog\w*", r"patholog\w*", r"virus\w*", "viral", r"bacteri\w*", "molecular",
+    r"biomed\w*", "dental", r"dentist\w*", r"veterinar\w*", "public health", "plos", "nih",
+    "mmwr",
     # PubMed indexes psychology and behavioural science too.
-    r"psycholog\w*|behav\w*|cognit\w*|addict\w*|sleep|gerontol\w*|adolesc\w*)\b"
-)
+    r"psycholog\w*", r"behav\w*", r"cognit\w*", r"addict\w*", "sleep", r"gerontol\w*",
+    r"adolesc\w*",
+))
 
 OPEN_ACCESS_DOI_PREFIXES: tuple[str, ...] = (
     # Publishers whose journals are all open access, so DOAJ is likely to hold them:
@@ -136,20 +154,22 @@ OPEN_ACCESS_DOI_PREFIXES: tuple[str, ...] = (
     "10.1371/", "10.3389/", "10.3390/", "10.1186/", "10.7554/", "10.7717/", "10.1155/",
     "10.5194/", "10.12688/", "10.7759/",
 )
-_OPEN_ACCESS_CONTAINERS = WordList(
-    r"\b(?:plos|frontiers in|bmc|elife|peerj|scientific reports|nature communications|"
-    r"sage open|heliyon|cureus|f1000|mdpi|sustainability|ieee access)\b"
-)
+_OPEN_ACCESS_CONTAINERS = WordList((
+    "plos", "frontiers in", "bmc", "elife", "peerj", "scientific reports",
+    "nature communications", "sage open", "heliyon", "cureus", "f1000", "mdpi",
+    "sustainability", "ieee access",
+))
 
 
-_ARXIV_FIELDS = WordList(
-    r"\b(?:physic\w*|quantum|astro\w*|cosmolog\w*|galax\w*|particle\w*|condensed|"
-    r"mathemat\w*|algebra\w*|topolog\w*|theorem\w*|stochastic|probabilit\w*|statistic\w*|"
-    r"comput\w*|algorithm\w*|neural|learning|machine|artificial intelligence|robot\w*|"
-    r"network\w*|optimi[sz]\w*|graph\w*|inference|bayesian|language model\w*|"
-    r"signal processing|information theory|cryptograph\w*|econometric\w*|"
-    r"ieee|acm|physical review|annals of statistics|neurips|icml|iclr|jmlr)\b"
-)
+_ARXIV_FIELDS = WordList((
+    r"physic\w*", "quantum", r"astro\w*", r"cosmolog\w*", r"galax\w*", r"particle\w*",
+    "condensed", r"mathemat\w*", r"algebra\w*", r"topolog\w*", r"theorem\w*", "stochastic",
+    r"probabilit\w*", r"statistic\w*", r"comput\w*", r"algorithm\w*", "neural", "learning",
+    "machine", "artificial intelligence", r"robot\w*", r"network\w*", r"optimi[sz]\w*",
+    r"graph\w*", "inference", "bayesian", r"language model\w*", "signal processing",
+    "information theory", r"cryptograph\w*", r"econometric\w*", "ieee", "acm",
+    "physical review", "annals of statistics", "neurips", "icml", "iclr", "jmlr",
+))
 """Words of arXiv's fields (physics, mathematics, computer science, statistics,
 electrical engineering, quantitative finance and economics) in a title or container."""
 
