@@ -368,3 +368,19 @@ def test_valid_isbns_keeps_the_valid_ones_in_order_without_repeats() -> None:
 
     assert valid_isbns(["ISBN 0-306-40615-2", "978-0-306-40615-7", "0306406152",
                         "0-306-40615-3", "not an isbn"]) == ["0306406152", "9780306406157"]
+
+
+_DOI_FIELD_PIECES = st.sampled_from([
+    "10.1000/ABC", "https://", "http://", "HTTPS://", "dx.", "DX.", "doi.org/", "DOI.ORG/",
+    "doi:", "DOI: ", "doi ", "hdl:", "d", "h", " ", "\t", "\u00a0", "\u212a", "\u017f",
+    "\u0130", "ǅ", "x", "/", ".",
+])
+
+
+@given(st.lists(_DOI_FIELD_PIECES, max_size=6).map("".join) | st.text(max_size=20),
+       st.booleans())
+def test_a_bare_doi_skips_the_prefix_search_and_gives_what_it_would(text: str,
+                                                                     lower: bool) -> None:
+    from verifier.identifiers import _DOI_PREFIX, strip_doi_prefix
+    slow = _DOI_PREFIX.sub("", text.strip(), count=1).strip()
+    assert strip_doi_prefix(text, lower=lower) == (slow.lower() if lower else slow)

@@ -136,8 +136,17 @@ def strip_doi_prefix(s: str, *, lower: bool = True) -> str:
     the prefix, trimmed and lower-cased (with ``lower``; else in its given case). Unlike
     :func:`normalize_doi` it keeps every character: a service's DOI field is a DOI as is,
     "<" and ">" included (SICI DOIs)."""
-    bare = _DOI_PREFIX.sub("", s.strip(), count=1).strip()
+    bare = s.strip()
+    # _DOI_PREFIX can only match text starting "h", "d" (either case) or a character
+    # whose case folding might reach one; a bare DOI ("10.") is left as it is.
+    first = bare[:1]
+    if first in _PREFIX_STARTS or not first.isascii():
+        bare = _DOI_PREFIX.sub("", bare, count=1).strip()
     return bare.lower() if lower else bare
+
+
+_PREFIX_STARTS = frozenset("hHdD")
+"""The first characters (ASCII) of a text :data:`_DOI_PREFIX` matches, once stripped."""
 
 
 def find_url(text: str) -> str | None:
