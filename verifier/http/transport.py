@@ -18,7 +18,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote_plus
 
@@ -35,7 +35,18 @@ if TYPE_CHECKING:
 MAX_REDIRECTS = 10
 """Redirects one request may follow before it fails (a loop is a ``TransportError``)."""
 
+_FRESH_HEADERS: Final[Mapping[str, str]] = MappingProxyType({})
+""":class:`HttpResponse`'s ``headers`` when none are given (then a new empty dict)."""
 
+
+# Frozen dataclasses made on the warm path define their own __init__ (here and in
+# verifier.citations.source_client): the dataclass decorator keeps an __init__ the class
+# defines, and that one, compiled, sets each field straight into the object's C struct
+# (by object.__setattr__, as the decorator's own does: setting a field from outside still
+# raises FrozenInstanceError), where the decorator's runs as Python, about 5 k instructions
+# a call. It takes the fields in order with their defaults, so all else (equality, repr,
+# dataclasses.replace and fields) is the dataclass's own; tests/test_frozen_inits.py holds
+# each to the fields.
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
     """A request against one service, relative to that service's base URL.
@@ -62,6 +73,23 @@ class HttpRequest:
     weight: float = 0.0
     """What the request is estimated to use of a weighted limit (a model endpoint's tokens
     per minute); 0 where the service has none."""
+
+    def __init__(
+        self, path: str, params: tuple[tuple[str, str], ...] = (), request_class: str = "list",
+        headers: tuple[tuple[str, str], ...] = (),
+        identity_params: tuple[tuple[str, str], ...] = (), cost: float = 1.0,
+        method: str = "GET", body: bytes | None = None, weight: float = 0.0,
+    ) -> None:
+        # The dataclass's own __init__, written out (see the comment above the class).
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "request_class", request_class)
+        object.__setattr__(self, "headers", headers)
+        object.__setattr__(self, "identity_params", identity_params)
+        object.__setattr__(self, "cost", cost)
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "weight", weight)
 
     def url(self, base_url: str) -> str:
         query = query_string(self.params + self.identity_params)
@@ -169,6 +197,15 @@ class HttpResponse:
     body: bytes
     headers: Mapping[str, str] = field(default_factory=dict)
     """Header names are lower-cased."""
+
+    def __init__(self, status: int, body: bytes,
+                 headers: Mapping[str, str] = _FRESH_HEADERS) -> None:
+        # The dataclass's own __init__, written out (see the comment above HttpRequest; a
+        # warm run makes a response per cache hit): headers left out are a new empty dict,
+        # as the field's default_factory gives.
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "headers", {} if headers is _FRESH_HEADERS else headers)
 
     @property
     def content_type(self) -> str:
