@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -51,3 +52,28 @@ def test_the_quoting_memos_stay_bounded_and_keep_quoting_as_urlencode_does() -> 
     assert query_string(params) == urlencode(params)
     assert transport._quoted_values["5"] == "5"
     assert transport._quoted_names["q"] == "q="
+
+
+# Every ASCII character (safe, the space, "%" and "+" among them, each of which the fast
+# path treats on its own), a few characters of two, three and four UTF-8 bytes, and runs.
+QUOTING_ALPHABET = [chr(c) for c in range(128)] + ["é", "ü", "–", "€", "😀", "  ", "%25", "+ +"]
+quoted_texts = st.lists(st.sampled_from(QUOTING_ALPHABET), max_size=30).map("".join) | st.text()
+
+
+@settings(max_examples=1000)
+@given(quoted_texts)
+@example("")
+@example("plain")
+@example("a b  c")
+@example("%2B+ %")
+@example('unmanned[ti] AND law[ti] AND baumeister j[au]')
+@example('intitle:"Will shift to remote teaching be boon or bane?" inauthor:"Lederman"')
+def test_quote_text_is_quote_plus(text: str) -> None:
+    assert transport._quote_text(text) == quote_plus(text)
+
+
+def test_a_lone_surrogate_raises_as_quote_plus_does() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        quote_plus("a\ud800")
+    with pytest.raises(UnicodeEncodeError):
+        transport._quote_text("a\ud800")

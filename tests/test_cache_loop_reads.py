@@ -182,7 +182,7 @@ async def test_the_memo_is_bounded_least_recently_used_out(
     for path in ("/a", "/b", "/a", "/c"):  # /b is the least recently used when /c comes
         await client.fetch(HttpRequest(path), due, reader)
     assert reader.reads == 3
-    assert len(client._memo) == 2
+    assert len(client._answers) == 2
     await client.fetch(HttpRequest("/a"), due, reader)  # still in memory
     assert (reader.reads, (await cache.stats()).hits) == (3, 0)
     await client.fetch(HttpRequest("/b"), due, reader)  # dropped: read from disk again

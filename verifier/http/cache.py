@@ -1,12 +1,8 @@
 """The disk cache of raw source responses: one async interface over one diskcache directory.
 
 Raw responses are cached, not parsed records, so a parser change never invalidates the
-cache. Each entry is stored as bytes, never as a pickle::
-
-    +---------------------+------------------------------------+----------+
-    | 4 bytes, big-endian | orjson header {"status": int,      | raw body |
-    | header length N     |  "headers": {str: str}} (N bytes)  |          |
-    +---------------------+------------------------------------+----------+
+cache. Each entry is stored as bytes, never as a pickle (the layout, and its encoding and
+decoding: :mod:`verifier.http.entry`).
 
 Keys are ``f"v{format_version}:{source}:{origin} {request_key}"``, where ``origin`` is the
 normalised base URL the answer came from: the same request to the offline world and to
@@ -39,11 +35,11 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import diskcache
-import orjson
 from diskcache.core import MODE_BINARY, MODE_RAW
 
 from verifier.errors import ConfigError
 
+from .entry import decode_response, encode_response
 from .transport import HttpResponse
 
 __all__ = [
@@ -76,11 +72,9 @@ _SELECT = (
     "SELECT mode, value FROM Cache WHERE key = ? AND raw = 1"
     " AND (expire_time IS NULL OR expire_time > ?)"
 )
-_LENGTH_BYTES = 4
 _PREFIXES = 256
 """Key prefixes (format version, source, normalised origin) one instance remembers: a
 run has a handful of sources and base URLs, and every read and write names a pair."""
-_STR_ONLY = {str}
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
 
@@ -155,45 +149,9 @@ def _reason(exc: BaseException) -> str:
     return text
 
 
-def encode_response(response: HttpResponse) -> bytes:
-    """The stored form of ``response``: length prefix, orjson header, raw body."""
-    header = orjson.dumps({"status": response.status, "headers": dict(response.headers)})
-    return len(header).to_bytes(_LENGTH_BYTES, "big") + header + response.body
-
-
-def decode_response(value: object) -> HttpResponse:
-    """The inverse of :func:`encode_response`; ``ValueError`` for anything else."""
-    if type(value) is not bytes:
-        raise ValueError(f"entry is {type(value).__name__}, not bytes")
-    if len(value) < _LENGTH_BYTES:
-        raise ValueError("entry shorter than its length prefix")
-    end = _LENGTH_BYTES + int.from_bytes(value[:_LENGTH_BYTES], "big")
-    if end > len(value):
-        raise ValueError("header length runs past the end of the entry")
-    try:
-        header = orjson.loads(memoryview(value)[_LENGTH_BYTES:end])
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"header is not JSON: {exc}") from exc
-    # orjson makes plain dicts, ints and strs, never subclasses: exact type tests suffice.
-    if type(header) is not dict:
-        raise ValueError("header is not an object")
-    status = header.get("status")
-    headers = header.get("headers")
-    if type(status) is not int or type(headers) is not dict:
-        raise ValueError("header lacks an integer status or a headers object")
-    # orjson reads every object key as a str: only the values need a look (one C-level
-    # pass over their types rather than a generator).
-    if headers and set(map(type, headers.values())) != _STR_ONLY:
-        raise ValueError("header names and values must be strings")
-    return HttpResponse(status, value[end:], headers)
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop running in this thread, or None."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+_running_loop: Callable[[], asyncio.AbstractEventLoop | None] = asyncio.events._get_running_loop
+"""The event loop running in this thread, or None (asyncio's own, in C: no exception to
+raise and catch when there is none)."""
 
 
 class ResponseCache:
@@ -411,7 +369,8 @@ class ResponseCache:
         Without a running loop every read is a transaction of its own."""
         if self._closed:
             raise RuntimeError(f"{self!r} used after close()")
-        key = self._key(source, origin, request_key)
+        prefix = self._prefixes.get((source, origin))  # _key's, without a call per read
+        key = self._key(source, origin, request_key) if prefix is None else prefix + request_key
         if self._failed is not None:
             self._misses += count_miss
             return None

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -61,6 +60,9 @@ from verifier.errors import (
 )
 
 from .cache import UNDECIDED, ResponseCache
+from .cached_answers import CachedAnswers
+from .cached_answers import Fetched as Fetched  # the client's answer, made there (compiled)
+from .cached_answers import flight_key as _flight_key
 from .deadline import Deadline, as_deadline
 from .gate import SourceGate
 from .policy import RateHint
@@ -142,23 +144,6 @@ class CachePolicy:
     negative_ttl_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class Fetched(Generic[T]):
-    """One request's answer: the reader's value, what it cost, where it came from."""
-
-    value: T
-    response: HttpResponse
-    requests: int
-    """Requests sent to the network for this call (0 for a cache hit or a joined flight)."""
-    cached: bool
-
-
-def _flight_key(reader: ResponseReader[Any], cache_key: str) -> str:
-    """What one flight and one remembered answer are keyed by: the request's cache key
-    and the reader of its answer (one response may be read by several readers)."""
-    return f"{type(reader).__qualname__}:{cache_key}"
-
-
 class _Flight(Generic[T]):
     """One request in flight, shared by every caller that asked for the same thing."""
 
@@ -200,7 +185,9 @@ class PacedClient:
         self._cache_policy = cache_policy
         self._rng = rng
         self._flights: dict[str, _Flight[Any]] = {}
-        self._memo: OrderedDict[str, tuple[Any, HttpResponse]] = OrderedDict()
+        self._answers = CachedAnswers(cache, scope=self.cache_scope, origin=base_url,
+                                      gate=gate, memo_size=MEMO_SIZE)
+        """The memo and the disk read on this thread (step 1 of the module docstring)."""
         self._loop = asyncio.get_running_loop()
 
     async def fetch(
@@ -225,56 +212,39 @@ class PacedClient:
         then :meth:`fetch` it. Never waits, never sends, never raises; a hit is counted
         as :meth:`fetch` counts it, a miss is left to the :meth:`fetch` that follows. For
         callers that would otherwise start a task only to read the cache."""
-        key = request.cache_key()
-        found = self._cached_now(request, key, _flight_key(reader, key), reader,
-                                 count_miss=False)
-        return None if found is UNDECIDED else found
-
-    def _cached_now(
-        self, request: HttpRequest, key: str, flight_key: str, reader: ResponseReader[T],
-        *, count_miss: bool = True,
-    ) -> Fetched[T] | None | Any:
-        """The cached answer; None when there is none (or the reader cannot read it);
-        :data:`UNDECIDED` when only the cache's worker thread can tell."""
         if self._cache is None or not self._cache_policy.read:
             return None
-        memo = self._memo.get(flight_key)
-        if memo is not None:
-            self._memo.move_to_end(flight_key)
-            self.gate.stats.cache_hits += 1
-            return Fetched(memo[0], memo[1], 0, True)
-        found = self._cache.get_now(self.cache_scope, key, origin=self.base_url,
-                                    count_miss=count_miss)
-        if found is UNDECIDED or found is None:
-            return found
-        return self._read_cached(request, found, reader, flight_key)
+        key = request.cache_key()
+        found = self._answers.now(request, key, _flight_key(reader, key), reader, False)
+        return None if found is UNDECIDED else found
 
     async def _fetch_shared(
         self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T]
     ) -> Fetched[T]:
         key = request.cache_key()
-        flight_key = _flight_key(reader, key)
-        cached = self._cached_now(request, key, flight_key, reader)
+        flight = _flight_key(reader, key)
+        cached = (self._answers.now(request, key, flight, reader, True)
+                  if self._cache is not None and self._cache_policy.read else None)
         if cached is not None and cached is not UNDECIDED:
             return cached
         read_disk = cached is UNDECIDED  # read on the worker, inside the flight
         while True:
-            flight: _Flight[T] | None = self._flights.get(flight_key)
-            joined = flight is not None
-            if flight is None:
-                flight = _Flight(
+            shared: _Flight[T] | None = self._flights.get(flight)
+            joined = shared is not None
+            if shared is None:
+                shared = _Flight(
                     asyncio.create_task(
-                        self._fetch_or_read(request, key, flight_key, deadline, reader,
+                        self._fetch_or_read(request, key, flight, deadline, reader,
                                             read_disk)),
                     deadline,
                 )
-                self._flights[flight_key] = flight
-                flight.task.add_done_callback(self._forget(flight_key))
+                self._flights[flight] = shared
+                shared.task.add_done_callback(self._forget(flight))
             try:
-                answer = await self._wait(flight, deadline)
+                answer = await self._wait(shared, deadline)
             except SourceError as exc:
                 if (joined and exc.kind is FailureKind.TIMED_OUT
-                        and flight.deadline.when < deadline.when
+                        and shared.deadline.when < deadline.when
                         and self._loop.time() < deadline.when):
                     continue  # the flight ran out of its first caller's time, not ours
                 raise
@@ -316,29 +286,10 @@ class PacedClient:
         if read_disk and self._cache is not None:
             response = await self._cache.get(self.cache_scope, key, origin=self.base_url)
             if response is not None:
-                cached = self._read_cached(request, response, reader, flight_key)
+                cached = self._answers.read(request, response, reader, flight_key)
                 if cached is not None:
                     return cached
         return await self._fetch(request, key, deadline, reader, flight_key)
-
-    def _read_cached(
-        self, request: HttpRequest, response: HttpResponse, reader: ResponseReader[T],
-        flight_key: str,
-    ) -> Fetched[T] | None:
-        try:
-            value = reader.read(request, response)
-        except SourceError:
-            return None  # an entry the current reader cannot read is a miss
-        self.gate.stats.cache_hits += 1
-        self._remember(flight_key, value, response)
-        return Fetched(value, response, 0, True)
-
-    def _remember(self, flight_key: str, value: Any, response: HttpResponse) -> None:
-        memo = self._memo
-        memo[flight_key] = (value, response)
-        memo.move_to_end(flight_key)
-        if len(memo) > MEMO_SIZE:
-            memo.popitem(last=False)
 
     async def _fetch(
         self, request: HttpRequest, key: str, deadline: Deadline, reader: ResponseReader[T],
@@ -375,7 +326,7 @@ class PacedClient:
             else:
                 self.gate.record_success()
                 if await self._store(key, response, positive=reader.positive(value)):
-                    self._remember(flight_key, value, response)
+                    self._answers.remember(flight_key, value, response)
                 return Fetched(value, response, sent, False)
             if not isinstance(failure, RateLimited):
                 # Throttling pauses the service (above); the breaker is for a service that

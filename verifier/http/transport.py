@@ -18,8 +18,8 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import TYPE_CHECKING
+from types import MappingProxyType, TracebackType
+from typing import TYPE_CHECKING, Final
 from urllib.parse import quote_plus
 
 from mypy_extensions import mypyc_attr
@@ -35,7 +35,18 @@ if TYPE_CHECKING:
 MAX_REDIRECTS = 10
 """Redirects one request may follow before it fails (a loop is a ``TransportError``)."""
 
+_FRESH_HEADERS: Final[Mapping[str, str]] = MappingProxyType({})
+""":class:`HttpResponse`'s ``headers`` when none are given (then a new empty dict)."""
 
+
+# Frozen dataclasses made on the warm path define their own __init__ (here and in
+# verifier.citations.source_client): the dataclass decorator keeps an __init__ the class
+# defines, and that one, compiled, sets each field straight into the object's C struct
+# (by object.__setattr__, as the decorator's own does: setting a field from outside still
+# raises FrozenInstanceError), where the decorator's runs as Python, about 5 k instructions
+# a call. It takes the fields in order with their defaults, so all else (equality, repr,
+# dataclasses.replace and fields) is the dataclass's own; tests/test_frozen_inits.py holds
+# each to the fields.
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
     """A request against one service, relative to that service's base URL.
@@ -63,6 +74,23 @@ class HttpRequest:
     """What the request is estimated to use of a weighted limit (a model endpoint's tokens
     per minute); 0 where the service has none."""
 
+    def __init__(
+        self, path: str, params: tuple[tuple[str, str], ...] = (), request_class: str = "list",
+        headers: tuple[tuple[str, str], ...] = (),
+        identity_params: tuple[tuple[str, str], ...] = (), cost: float = 1.0,
+        method: str = "GET", body: bytes | None = None, weight: float = 0.0,
+    ) -> None:
+        # The dataclass's own __init__, written out (see the comment above the class).
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "request_class", request_class)
+        object.__setattr__(self, "headers", headers)
+        object.__setattr__(self, "identity_params", identity_params)
+        object.__setattr__(self, "cost", cost)
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "weight", weight)
+
     def url(self, base_url: str) -> str:
         query = query_string(self.params + self.identity_params)
         url = base_url.rstrip("/") + self.path
@@ -89,10 +117,10 @@ QUOTED_MEMO_SIZE = 1024
 it fills up, so what every request repeats is soon remembered again)."""
 
 _ALWAYS_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
-_QUOTED_BYTES = {b: chr(b) if b in _ALWAYS_SAFE else "+" if b == 0x20 else f"%{b:02X}"
-                 for b in range(256)}
-"""What ``quote_plus`` writes for each byte of a UTF-8 encoded value: safe characters as
-they are, a space as "+", anything else as "%XX" (upper-case hex)."""
+_SAFE_OR_SPACE = bytes(sorted(_ALWAYS_SAFE)) + b" "
+"""The bytes ``quote_plus`` writes as they are, and the space (which it writes as "+")."""
+_ESCAPES: Final = [(bytes((b,)), b"%%%02X" % b) for b in range(256)]
+"""Each byte value and its escape as ``quote_plus`` writes it ("%XX", upper-case hex)."""
 
 
 def _quote_plus(value: object) -> str:
@@ -101,15 +129,32 @@ def _quote_plus(value: object) -> str:
 
 
 def _quote_text(text: str) -> str:
-    """``quote_plus(text)``, the same string, by one ``str.translate`` over the text's
-    UTF-8 bytes (read as Latin-1, one character per byte)."""
-    if text.isascii():
-        return text.translate(_QUOTED_BYTES)
+    """``quote_plus(text)``, the same string.
+
+    Why it is the same: ``quote_plus`` writes each byte of the text's UTF-8 form on its
+    own, a safe byte as it is, a space as "+" and any other byte as "%XX". This writes
+    each byte *value* at once instead: one ``bytes.translate`` deletes the safe bytes and
+    the spaces, which leaves the bytes to escape (none, in most names and many values:
+    then only the spaces change), and each distinct one of them is replaced everywhere
+    by one ``bytes.replace``. An escape holds only "%" and hex digits (safe), so with
+    "%" escaped first no escape is ever escaped again, and the spaces go last, as their
+    "+" is itself a byte to escape when the text holds one. (A per-character mapping,
+    ``str.translate`` with a table of escapes, looked every character up through the
+    table: three times the instructions on a searched title.)"""
     try:
         raw = text.encode("utf-8")
     except UnicodeEncodeError:
         return quote_plus(text)  # a lone surrogate: quote_plus raises as it always did
-    return raw.decode("latin-1").translate(_QUOTED_BYTES)
+    unsafe = raw.translate(None, _SAFE_OR_SPACE)
+    if not unsafe:
+        return text.replace(" ", "+")  # safe characters and spaces only (so ASCII)
+    if 0x25 in unsafe:  # "%": an int, as a bytes operand would cost a raised TypeError
+        raw = raw.replace(b"%", b"%25")
+    for byte in set(unsafe):
+        if byte != 0x25:
+            found, escape = _ESCAPES[byte]
+            raw = raw.replace(found, escape)
+    return raw.replace(b" ", b"+").decode("ascii")
 
 
 _quoted_names: dict[str, str] = {}
@@ -152,6 +197,15 @@ class HttpResponse:
     body: bytes
     headers: Mapping[str, str] = field(default_factory=dict)
     """Header names are lower-cased."""
+
+    def __init__(self, status: int, body: bytes,
+                 headers: Mapping[str, str] = _FRESH_HEADERS) -> None:
+        # The dataclass's own __init__, written out (see the comment above HttpRequest; a
+        # warm run makes a response per cache hit): headers left out are a new empty dict,
+        # as the field's default_factory gives.
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "headers", {} if headers is _FRESH_HEADERS else headers)
 
     @property
     def content_type(self) -> str:
