@@ -24,8 +24,8 @@ CASES: list[tuple[type[Any], tuple[Any, ...], dict[str, Any]]] = [
         "headers": (("x-key", "k"),), "identity_params": (("mailto", "m"),), "cost": 10.0,
         "method": "POST", "body": b"{}", "weight": 3.0}),
     (HttpResponse, (200, b"x"), {"status": 404, "body": b"y", "headers": {"a": "b"}}),
-    (SourceAnswer, ([], None), {"records": [], "follow_up": HttpRequest("/f")}),
-    (QueryResult, ([], 0, True), {"records": [], "requests": 2, "cached": False}),
+    (SourceAnswer, ([], None), {"candidates": [], "follow_up": HttpRequest("/f")}),
+    (QueryResult, ([], 0, True), {"candidates": [], "requests": 2, "cached": False}),
 ]
 
 

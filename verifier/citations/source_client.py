@@ -32,10 +32,10 @@ class QueryResult:
     """Requests this call sent to the network (0 for a cache hit or a joined flight)."""
     cached: bool
 
-    def __init__(self, records: list[WorkRecord], requests: int, cached: bool) -> None:
+    def __init__(self, candidates: list[Candidate], requests: int, cached: bool) -> None:
         # The dataclass's own __init__, written out: compiled, it fills the C struct (see
         # the comment above verifier.http.transport.HttpRequest; one per query).
-        object.__setattr__(self, "records", records)
+        object.__setattr__(self, "candidates", candidates)
         object.__setattr__(self, "requests", requests)
         object.__setattr__(self, "cached", cached)
 
@@ -48,9 +48,9 @@ class SourceAnswer:
     candidates: list[Candidate]
     follow_up: HttpRequest | None
 
-    def __init__(self, records: list[WorkRecord], follow_up: HttpRequest | None) -> None:
+    def __init__(self, candidates: list[Candidate], follow_up: HttpRequest | None) -> None:
         # The dataclass's own __init__, written out (as QueryResult's; one per answer read).
-        object.__setattr__(self, "records", records)
+        object.__setattr__(self, "candidates", candidates)
         object.__setattr__(self, "follow_up", follow_up)
 
 
