@@ -43,6 +43,18 @@ class _SourceState:
     """Whether some step matched (kept as outcomes are added)."""
     _result: SourceResult | None = None
 
+    def __init__(
+        self, outcomes: list[SourceResult] | None = None, flags: set[str] | None = None,
+        pending: bool = False, matched: bool = False, _result: SourceResult | None = None,
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        self.outcomes = [] if outcomes is None else outcomes
+        self.flags = set() if flags is None else flags
+        self.pending = pending
+        self.matched = matched
+        self._result = _result
+
     def add(self, outcome: SourceResult, flags: frozenset[str] = frozenset()) -> None:
         self.outcomes.append(outcome)
         if flags:

@@ -269,6 +269,19 @@ class Traits:
     open_access: bool
     arxiv_fields: bool
 
+    def __init__(
+        self, type: WorkType, identifiers: frozenset[str], titled: bool, biomedical: bool,
+        open_access: bool, arxiv_fields: bool,
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "identifiers", identifiers)
+        object.__setattr__(self, "titled", titled)
+        object.__setattr__(self, "biomedical", biomedical)
+        object.__setattr__(self, "open_access", open_access)
+        object.__setattr__(self, "arxiv_fields", arxiv_fields)
+
 
 def _has_identifier(citation: Citation, kind: str) -> bool:
     value: object = getattr(citation.identifiers, kind, None)

@@ -38,6 +38,14 @@ class StepOutcome:
     result: SourceResult
     flags: frozenset[str] = frozenset()
 
+    def __init__(
+        self, result: SourceResult, flags: frozenset[str] = frozenset(),
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "flags", flags)
+
 
 class StepAsker(Protocol):
     """What a plan run asks its steps through."""

@@ -35,6 +35,14 @@ class Verdict:
     status: Status
     agreeing: tuple[str, ...]
 
+    def __init__(
+        self, status: Status, agreeing: tuple[str, ...],
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "agreeing", agreeing)
+
 
 # Enum members read through their class cost a descriptor call each (StrEnum, Python
 # 3.11); the paths run per citation read these module constants instead.

@@ -181,6 +181,19 @@ class AuthorScan:
     clean_end: bool = False
     """The list is followed by punctuation, not only by the period of a last initial."""
 
+    def __init__(
+        self, authors: tuple[Author, ...], et_al: bool, end: int, editors: bool = False,
+        form: str = "", clean_end: bool = False,
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        object.__setattr__(self, "authors", authors)
+        object.__setattr__(self, "et_al", et_al)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "editors", editors)
+        object.__setattr__(self, "form", form)
+        object.__setattr__(self, "clean_end", clean_end)
+
 
 def scan_authors(text: str, start: int = 0) -> AuthorScan | None:
     """The author list at ``text[start:]``, or None when the text does not start with a
@@ -278,6 +291,16 @@ class _Entry:
     form: str
     end: int
     joined_by_conjunction: bool
+
+    def __init__(
+        self, author: Author, form: str, end: int, joined_by_conjunction: bool,
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        self.author = author
+        self.form = form
+        self.end = end
+        self.joined_by_conjunction = joined_by_conjunction
 
 
 def _scan(text: str, start: int, first: str, match: re.Match[str]) -> AuthorScan | None:

@@ -132,6 +132,18 @@ class Tail:
     pages: str = ""
     year: int | None = None
 
+    def __init__(
+        self, pre: str, volume: str = "", issue: str = "", pages: str = "",
+        year: int | None = None,
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        self.pre = pre
+        self.volume = volume
+        self.issue = issue
+        self.pages = pages
+        self.year = year
+
     @property
     def journal(self) -> bool:
         """True when the tail gives a volume, issue or pages (a year alone does not)."""

@@ -355,6 +355,16 @@ class Cut:
     mark: str
     quotes: str
 
+    def __init__(
+        self, left: int, right: int, mark: str, quotes: str,
+    ) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest).
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+        object.__setattr__(self, "mark", mark)
+        object.__setattr__(self, "quotes", quotes)
+
 
 _BOUNDARY = re.compile(r"([.?!])([\"”’'»]*)\s+(?=(\S+))")
 
