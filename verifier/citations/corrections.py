@@ -43,7 +43,6 @@ from verifier.value_memos import value_memo
 
 from .discrepancies import (
     APA_MAX_AUTHORS,
-    PageRange,
     initials_display,
     pages_agree,
     parse_pages,
@@ -185,17 +184,152 @@ def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
     """The kind of work to format ``record`` as: the record's type, else the citation's,
     else a guess from the fields (a container with editors: a chapter; with a volume,
     issue or pages: an article; a publisher alone: a book)."""
-    if record.type is not _UNKNOWN:
-        return record.type
+    return _kind(record.type, citation, record.container, bool(record.editors),
+                 record.publisher)
+
+
+def _kind(given: WorkType, citation: Citation | None, container: str, has_editors: bool,
+          publisher: str) -> WorkType:
+    """:func:`work_kind`'s rule over the fields it reads."""
+    if given is not _UNKNOWN:
+        return given
     if citation is not None and citation.type is not _UNKNOWN:
         return citation.type
-    if record.container and record.editors:
+    if container and has_editors:
         return _CHAPTER
-    if record.container:
+    if container:
         return _ARTICLE
-    if record.publisher:
+    if publisher:
         return _BOOK
     return _OTHER
+
+
+class _Work:
+    """The fields of a record that the APA and BibTeX formatters read, each read once.
+
+    A plain class: compiled, its attributes are read and set without a lookup by name
+    (a :class:`WorkRecord`'s cost a generic attribute look-up each, and building one runs
+    its ``__init__`` as Python), so a correction reads the records' fields once and
+    formats from this."""
+
+    __slots__ = ("title", "authors", "year", "container", "volume", "issue", "pages",
+                 "publisher", "editors", "type", "doi", "arxiv")
+
+    def __init__(self, record: WorkRecord) -> None:
+        self.title: str = record.title
+        self.authors: tuple[Author, ...] = record.authors
+        self.year: int | None = record.year
+        self.container: str = record.container
+        self.volume: str = record.volume
+        self.issue: str = record.issue
+        self.pages: str = record.pages
+        self.publisher: str = record.publisher
+        self.editors: tuple[Author, ...] = record.editors
+        self.type: WorkType = record.type
+        ids = record.identifiers
+        self.doi: str | None = ids.doi
+        self.arxiv: str | None = ids.arxiv
+
+    def kind(self, citation: Citation | None = None) -> WorkType:
+        """:func:`work_kind` of the record these fields are."""
+        return _kind(self.type, citation, self.container, bool(self.editors),
+                     self.publisher)
+
+
+def _completed(record: WorkRecord, others: Sequence[WorkRecord]) -> _Work:
+    """The fields of :func:`merge_records` ``(record, others)`` that the formatters read,
+    without building the merged record: each field ``record`` lacks is taken from the
+    first of ``others`` that has it, by the same tests (property-tested against
+    :func:`merge_records`); the title too, though a correction replaces it."""
+    work = _Work(record)
+    if not others:
+        return work
+    if not work.title:
+        work.title = _first_text([o.title for o in others], work.title)
+    if not work.authors:
+        work.authors = _first_names([o.authors for o in others], work.authors)
+    if not work.container:
+        work.container = _first_text([o.container for o in others], work.container)
+    if not work.volume:
+        work.volume = _first_text([o.volume for o in others], work.volume)
+    if not work.issue:
+        work.issue = _first_text([o.issue for o in others], work.issue)
+    if not work.publisher:
+        work.publisher = _first_text([o.publisher for o in others], work.publisher)
+    if not work.editors:
+        work.editors = _first_names([o.editors for o in others], work.editors)
+    if work.year is None:
+        for other in others:
+            if other.year is not None:
+                work.year = other.year
+                break
+    if work.type is _UNKNOWN:
+        for other in others:
+            if other.type is not _UNKNOWN:
+                work.type = other.type
+                break
+    pages = work.pages or _first_text([o.pages for o in others], work.pages)
+    own = _page_range(pages)
+    if own is not None and not own[1]:  # only a first page: _fuller_pages may complete it
+        pages = _fuller_pages(pages, [o.pages for o in others])
+    work.pages = pages
+    if not work.doi:
+        work.doi = _first_identifier([o.identifiers.doi for o in others], work.doi)
+    if not work.arxiv:
+        work.arxiv = _first_identifier([o.identifiers.arxiv for o in others], work.arxiv)
+    return work
+
+
+def _page_range(pages: str) -> tuple[str, str] | None:
+    """:func:`parse_pages` ``(pages)`` as (first, last): ("45", "67") for "45-67" or
+    "45-7", ("e24295", "") for "e24295", None for no page.
+
+    The forms records give nearly always ("45-67", "45", "e24295": ASCII digits, one
+    hyphen, an article number's "e") are read here without parse_pages's patterns and
+    its memo (property-tested against parse_pages). Such a text has no markup, label,
+    space, dot or other dash, and a last page that is all digits is written out in full
+    by the first page's leading digits, as _full_last_page does; a last page equal to the
+    first is no last page. Any other text is left to parse_pages."""
+    if pages.isascii():
+        first, dash, last = pages.partition("-")
+        if dash:
+            if first.isdigit() and last.isdigit():
+                if len(last) < len(first):
+                    last = first[: len(first) - len(last)] + last
+                return first, "" if last == first else last
+        elif pages.isdigit() or (pages[:1] in _ARTICLE_NUMBER_LETTERS
+                                 and pages[1:].isdigit()):
+            return pages, ""
+    parsed = parse_pages(pages)
+    return None if parsed is None else (parsed.first, parsed.last)
+
+
+_ARTICLE_NUMBER_LETTERS = ("e", "E")
+
+
+def _first_text(texts: list[str], own: str) -> str:
+    """The first non-empty text of ``texts``, else ``own``."""
+    for text in texts:
+        if text:
+            return text
+    return own
+
+
+def _first_names(lists: list[tuple[Author, ...]], own: tuple[Author, ...]
+                 ) -> tuple[Author, ...]:
+    """The first non-empty list of names of ``lists``, else ``own``."""
+    for names in lists:
+        if names:
+            return names
+    return own
+
+
+def _first_identifier(values: list[str | None], own: str | None) -> str | None:
+    """The first given (non-empty) identifier of ``values``, else ``own``."""
+    for value in values:
+        if value:
+            return value
+    return own
 
 
 # ---------------------------------------------------------------------------------------
@@ -314,11 +448,12 @@ def _apa_editors_in(editors: Sequence[Author]) -> str:
     return f"{joined} ({'Ed.' if len(names) == 1 else 'Eds.'})"
 
 
-def _apa_pages(pages: PageRange) -> str:
-    return pages.display("–")
+def _apa_pages(first: str, last: str) -> str:
+    """The page range as APA shows it ("45–67", with an en dash), or the single page."""
+    return f"{first}–{last}" if last else first
 
 
-def _apa_journal(record: WorkRecord) -> str:
+def _apa_journal(record: _Work) -> str:
     """The journal part, "Journal, 12(3), 45–67.", as far as the record gives it."""
     parts = [_clean(record.container)] if record.container else []
     volume = _clean(record.volume)
@@ -326,16 +461,16 @@ def _apa_journal(record: WorkRecord) -> str:
         parts.append(f"{volume}({_clean(record.issue)})" if record.issue else volume)
     elif record.issue:
         parts.append(f"({_clean(record.issue)})")
-    pages = parse_pages(record.pages)
+    pages = _page_range(record.pages)
     if pages is not None:
         # An e-journal's article number ("e24295") is cited as "Article e24295".
-        first = pages.first
-        is_article_number = not pages.last and first[0] in "eE" and first[1:].isdigit()
-        parts.append(f"Article {first}" if is_article_number else _apa_pages(pages))
+        first, last = pages
+        is_article_number = not last and first[0] in "eE" and first[1:].isdigit()
+        parts.append(f"Article {first}" if is_article_number else _apa_pages(first, last))
     return _with_period(", ".join(parts)) if parts else ""
 
 
-def _apa_publisher(record: WorkRecord) -> str:
+def _apa_publisher(record: _Work) -> str:
     """The publisher and a period, unless it is the (corporate) author: APA 7 omits it."""
     publisher = _clean(record.publisher)
     if not publisher:
@@ -345,12 +480,13 @@ def _apa_publisher(record: WorkRecord) -> str:
     return _with_period(publisher)
 
 
-def _apa_in_book(record: WorkRecord) -> str:
+def _apa_in_book(record: _Work) -> str:
     """A chapter's source: "In I. Editor (Ed.), Book (pp. 45–67). Publisher."."""
-    pages = parse_pages(record.pages)
+    pages = _page_range(record.pages)
     span = ""
     if pages is not None:
-        span = f" ({'pp.' if pages.last else 'p.'} {_apa_pages(pages)})"
+        first, last = pages
+        span = f" ({'pp.' if last else 'p.'} {_apa_pages(first, last)})"
     book = _clean(record.container)
     editors = _apa_editors_in(record.editors)
     clause = ""
@@ -359,7 +495,7 @@ def _apa_in_book(record: WorkRecord) -> str:
     return " ".join(p for p in (clause, _apa_publisher(record)) if p)
 
 
-def _apa_source(record: WorkRecord, kind: WorkType) -> str:
+def _apa_source(record: _Work, kind: WorkType) -> str:
     if kind is _ARTICLE:
         return _apa_journal(record)
     if kind in (_CHAPTER, _PROCEEDINGS):
@@ -371,12 +507,11 @@ def _apa_source(record: WorkRecord, kind: WorkType) -> str:
     return _apa_publisher(record)
 
 
-def _apa_link(record: WorkRecord) -> str:
-    ids = record.identifiers
-    if ids.doi:
-        return f"https://doi.org/{ids.doi}"
-    if ids.arxiv:
-        return f"https://arxiv.org/abs/{ids.arxiv}"
+def _apa_link(record: _Work) -> str:
+    if record.doi:
+        return f"https://doi.org/{record.doi}"
+    if record.arxiv:
+        return f"https://arxiv.org/abs/{record.arxiv}"
     return ""
 
 
@@ -393,7 +528,11 @@ def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
     """``record`` as an APA 7 reference (plain text), formatted as ``kind`` (default: the
     record's type, see :func:`work_kind`); a ``retracted`` work's title is followed by
     "[Retracted]"."""
-    kind = kind or work_kind(record)
+    return _apa(_Work(record), kind or work_kind(record), retracted)
+
+
+def _apa(record: _Work, kind: WorkType, retracted: bool) -> str:
+    """:func:`apa_reference` of the record whose fields ``record`` holds."""
     title = _clean(record.title)
     title = _with_period(f"{title} [Retracted]" if retracted else title)
     date = f"({record.year})." if record.year is not None else "(n.d.)."
@@ -503,6 +642,11 @@ def bibtex_key(record: WorkRecord) -> str:
     """``FamilyYearFirstword`` in ASCII ("Lanza2000Prospects"): the first author's family
     name (an organisation's first word; "Anon" for none), the year ("nd" for none) and the
     first word of the title that is not an article or a preposition."""
+    return _bibtex_key(_Work(record))
+
+
+def _bibtex_key(record: _Work) -> str:
+    """:func:`bibtex_key` of the record whose fields ``record`` holds."""
     first = _first_person(record.authors) or _first_person(record.editors)
     if first is None:
         name = "Anon"
@@ -528,10 +672,11 @@ def _first_person(authors: Sequence[Author]) -> Author | None:
 
 
 def _bibtex_pages(pages: str) -> str:
-    parsed = parse_pages(pages)
+    parsed = _page_range(pages)
     if parsed is None:
         return ""
-    return parsed.display("--") if parsed.last else bibtex_escape(pages)
+    first, last = parsed
+    return f"{first}--{last}" if last else bibtex_escape(pages)
 
 
 _CONTAINER_FIELDS = {
@@ -549,6 +694,11 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
                    ) -> list[tuple[str, str]]:
     """(field, value) pairs, values already escaped; empty values left out (an empty
     field is not formatted at all: every formatter gives "" for "")."""
+    return _fields_of(_Work(record), kind, note)
+
+
+def _fields_of(record: _Work, kind: WorkType, note: str) -> list[tuple[str, str]]:
+    """:func:`_bibtex_fields` of the record whose fields ``record`` holds."""
     fields: list[tuple[str, str]] = []
     if record.authors and (value := _bibtex_names(record.authors)):
         fields.append(("author", value))
@@ -569,7 +719,7 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
         fields.append(("pages", value))
     if record.publisher and (value := bibtex_escape(record.publisher)):
         fields.append(("school" if kind is _THESIS else "publisher", value))
-    doi = record.identifiers.doi
+    doi = record.doi
     if doi and (value := _bibtex_doi(doi)):
         fields.append(("doi", value))
     if note and (value := bibtex_escape(note)):
@@ -586,7 +736,7 @@ def _bibtex_doi(doi: str) -> str:
     return _DOI_NOISE.sub("", doi)
 
 
-def _thesis_type(record: WorkRecord) -> str:
+def _thesis_type(record: _Work) -> str:
     """``mastersthesis`` when the record calls the work a master's thesis, else
     ``phdthesis``."""
     said = f"{record.container} {record.publisher} {record.title}".lower()
@@ -606,12 +756,16 @@ def bibtex_entry(record: WorkRecord, kind: WorkType | None = None, *, key: str =
     ``@phdthesis`` / ``@mastersthesis`` (the publisher as ``school``), anything else
     ``@misc``. The entry's key is ``key`` when it is usable (:func:`usable_key`), else
     :func:`bibtex_key`; a ``retracted`` work gets ``note = {Retracted}``."""
-    kind = kind or work_kind(record)
+    return _bibtex(_Work(record), kind or work_kind(record), key, retracted)
+
+
+def _bibtex(record: _Work, kind: WorkType, key: str, retracted: bool) -> str:
+    """:func:`bibtex_entry` of the record whose fields ``record`` holds."""
     entry_type = _thesis_type(record) if kind is _THESIS else \
         _BIBTEX_TYPES.get(kind, "misc")
-    fields = _bibtex_fields(record, kind, "Retracted" if retracted else "")
+    fields = _fields_of(record, kind, "Retracted" if retracted else "")
     lines = [f"  {name} = {{{value}}}" for name, value in fields]
-    shown_key = key if usable_key(key) else bibtex_key(record)
+    shown_key = key if usable_key(key) else _bibtex_key(record)
     return f"@{entry_type}{{{shown_key},\n" + ",\n".join(lines) + "\n}"
 
 
@@ -631,17 +785,13 @@ def correction_for(
     work when no record has one, and the title's form (:func:`shown_title`). ``key`` is
     the BibTeX key the input gave; ``retracted`` marks the work as retracted.
     """
-    # merge_records and the title shown, in one copy of the record.
-    changes = _merged_changes(record, others)
-    title = shown_title(citation.title, [r.title for r in (record, *others)])
-    if title != record.title:
-        changes["title"] = title
-    else:
-        changes.pop("title", None)
-    merged = _replaced(record, changes) if changes else record
-    kind = work_kind(merged, citation)
-    return Correction(apa=apa_reference(merged, kind, retracted=retracted),
-                      bibtex=bibtex_entry(merged, kind, key=key, retracted=retracted))
+    # merge_records and the title shown, as the fields the formatters read: no merged
+    # record is built.
+    merged = _completed(record, others)
+    merged.title = shown_title(citation.title, [r.title for r in (record, *others)])
+    kind = merged.kind(citation)
+    return Correction(apa=_apa(merged, kind, retracted),
+                      bibtex=_bibtex(merged, kind, key, retracted))
 
 
 def correction_from_results(
