@@ -415,6 +415,23 @@ def _clean(text: str) -> str:
     return " ".join(strip_markup(text).split()) if text else ""
 
 
+def _is_clean(text: str) -> bool:
+    """True when :func:`_clean` gives ``text`` itself: it holds no "<" and no "&" (without
+    one, strip_markup returns its text as it is) and no whitespace but single spaces
+    between words (every whitespace character but the space is unprintable, which
+    tests/test_report_fast_paths.py checks over all of Unicode), so splitting and joining
+    its words gives it back. Letters and digits alone are such a text."""
+    return text.isalnum() or (
+        "<" not in text and "&" not in text and "  " not in text and text[:1] != " "
+        and text[-1:] != " " and text.isprintable())
+
+
+def _cleaned(text: str) -> str:
+    """:func:`_clean` ``(text)``, without the memo's call for a text already clean (the
+    usual one)."""
+    return text if _is_clean(text) else _clean(text)
+
+
 def _with_period(text: str) -> str:
     return text if not text or text[-1] in ".?!" else f"{text}."
 
@@ -422,7 +439,7 @@ def _with_period(text: str) -> str:
 def apa_authors(authors: Sequence[Author]) -> str:
     """Authors in APA 7 form: "Family, I. I., Family, I., & Family, I."; beyond 20, the
     first 19, "…" and the last."""
-    names = [_clean(short_name(a)) for a in authors if a.family or a.literal]
+    names = [_cleaned(short_name(a)) for a in authors if a.family or a.literal]
     if len(names) > APA_MAX_AUTHORS:
         return ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", … " + names[-1]
     if len(names) <= 1:
@@ -432,8 +449,8 @@ def apa_authors(authors: Sequence[Author]) -> str:
 
 def _editor_name(author: Author) -> str:
     if not author.family:
-        return _clean(author.literal)
-    return _clean(f"{initials_display(author.given)} {author.family}")
+        return _cleaned(author.literal)
+    return _cleaned(f"{initials_display(author.given)} {author.family}")
 
 
 def _apa_editors_in(editors: Sequence[Author]) -> str:
@@ -455,12 +472,12 @@ def _apa_pages(first: str, last: str) -> str:
 
 def _apa_journal(record: _Work) -> str:
     """The journal part, "Journal, 12(3), 45–67.", as far as the record gives it."""
-    parts = [_clean(record.container)] if record.container else []
-    volume = _clean(record.volume)
+    parts = [_cleaned(record.container)] if record.container else []
+    volume = _cleaned(record.volume)
     if volume:
-        parts.append(f"{volume}({_clean(record.issue)})" if record.issue else volume)
+        parts.append(f"{volume}({_cleaned(record.issue)})" if record.issue else volume)
     elif record.issue:
-        parts.append(f"({_clean(record.issue)})")
+        parts.append(f"({_cleaned(record.issue)})")
     pages = _page_range(record.pages)
     if pages is not None:
         # An e-journal's article number ("e24295") is cited as "Article e24295".
@@ -472,7 +489,7 @@ def _apa_journal(record: _Work) -> str:
 
 def _apa_publisher(record: _Work) -> str:
     """The publisher and a period, unless it is the (corporate) author: APA 7 omits it."""
-    publisher = _clean(record.publisher)
+    publisher = _cleaned(record.publisher)
     if not publisher:
         return ""
     if any(normalize_title(a.literal) == normalize_title(publisher) for a in record.authors):
@@ -487,7 +504,7 @@ def _apa_in_book(record: _Work) -> str:
     if pages is not None:
         first, last = pages
         span = f" ({'pp.' if last else 'p.'} {_apa_pages(first, last)})"
-    book = _clean(record.container)
+    book = _cleaned(record.container)
     editors = _apa_editors_in(record.editors)
     clause = ""
     if book or editors:
@@ -533,7 +550,7 @@ def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
 
 def _apa(record: _Work, kind: WorkType, retracted: bool) -> str:
     """:func:`apa_reference` of the record whose fields ``record`` holds."""
-    title = _clean(record.title)
+    title = _cleaned(record.title)
     title = _with_period(f"{title} [Retracted]" if retracted else title)
     date = f"({record.year})." if record.year is not None else "(n.d.)."
     authors = apa_authors(record.authors)
@@ -586,6 +603,20 @@ def bibtex_escape(text: str) -> str:
     return _LATEX_SPECIAL.sub(_latex_escape, cleaned)
 
 
+_SPECIAL_CHARACTERS = tuple(_LATEX_SPECIALS)
+
+
+def _escaped(text: str) -> str:
+    """:func:`bibtex_escape` ``(text)``, without the memo's call for a text that is clean
+    (:func:`_is_clean`: cleaning gives it back) and holds no LaTeX special: escaping it
+    gives it back too."""
+    if text.isalnum():  # letters and digits: clean, and no special
+        return text
+    if _is_clean(text) and not any(c in text for c in _SPECIAL_CHARACTERS):
+        return text
+    return bibtex_escape(text)
+
+
 def _latex_escape(special: re.Match[str]) -> str:
     return _LATEX_SPECIALS[special.group(0)]
 
@@ -593,35 +624,52 @@ def _latex_escape(special: re.Match[str]) -> str:
 def _protect_title(title: str) -> str:
     """The escaped title with every word that has a capital braced ("{DNA}", "{Stonehenge}"),
     except a first word capitalised only at its start, which styles capitalise anyway."""
-    words = bibtex_escape(title).split(" ")
+    escaped = _escaped(title)
+    if escaped.isascii():
+        return _braced_ascii(escaped)
+    words = escaped.split(" ")
     protected = []
     for position, word in enumerate(words):
-        if word.isascii():
-            # The same test without a list: in ASCII the capitals are what lower() changes.
-            lowered = word.lower()
-            has_capital = lowered != word
-            plain_first = position == 0 and word[:1].isupper() and word[1:] == lowered[1:]
-        else:
-            capitals = [c for c in word if c.isupper()]
-            has_capital = bool(capitals)
-            plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
+        capitals = [c for c in word if c.isupper()]
+        has_capital = bool(capitals)
+        plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
         protected.append(f"{{{word}}}" if has_capital and not plain_first else word)
+    return " ".join(protected)
+
+
+def _braced_ascii(escaped: str) -> str:
+    """:func:`_protect_title`'s bracing of an ASCII title, ``escaped`` already.
+
+    In ASCII the capitals are what ``lower()`` changes, one character for one (the spaces
+    stay), so the words of the lowered title are the lowered words: a word has a capital
+    when it differs from its lowered word, and a first word capitalised only at its start
+    when the two differ in the first character alone. A title whose lowered form differs
+    in no character after the first has no word to brace: it is given back."""
+    lowered = escaped.lower()
+    if escaped[1:] == lowered[1:]:
+        return escaped
+    words, lowers = escaped.split(" "), lowered.split(" ")
+    protected = []
+    for position, word in enumerate(words):
+        low = lowers[position]
+        braced = word != low and (position > 0 or word[1:] != low[1:])
+        protected.append(f"{{{word}}}" if braced else word)
     return " ".join(protected)
 
 
 def _bibtex_name(author: Author) -> str:
     if not author.family:
         # Braced: a corporate name is not split into given and family names.
-        return f"{{{bibtex_escape(author.literal)}}}"
+        return f"{{{_escaped(author.literal)}}}"
     if not author.given:
-        return bibtex_escape(author.family)
-    return f"{bibtex_escape(author.family)}, {bibtex_escape(author.given)}"
+        return _escaped(author.family)
+    return f"{_escaped(author.family)}, {_escaped(author.given)}"
 
 
 def _bibtex_names(authors: Sequence[Author]) -> str:
     """The named authors joined by " and ", each as :func:`_bibtex_name` gives it (written
     out here: one loop, no call per author)."""
-    escape = bibtex_escape
+    escape = _escaped
     names: list[str] = []
     for a in authors:
         if a.family:
@@ -638,6 +686,16 @@ def _key_word(text: str) -> str:
     return word[:1].upper() + word[1:]
 
 
+def _key_word_of(text: str) -> str:
+    """:func:`_key_word` ``(text)``, without unidecode, the pattern and the memo for an
+    ASCII word of letters and digits (the usual family name, and every word of a
+    normalised title): unidecode gives ASCII back as it is and the pattern removes
+    nothing from it."""
+    if text.isascii() and text.isalnum():
+        return text[:1].upper() + text[1:]
+    return _key_word(text)
+
+
 def bibtex_key(record: WorkRecord) -> str:
     """``FamilyYearFirstword`` in ASCII ("Lanza2000Prospects"): the first author's family
     name (an organisation's first word; "Anon" for none), the year ("nd" for none) and the
@@ -651,16 +709,16 @@ def _bibtex_key(record: _Work) -> str:
     if first is None:
         name = "Anon"
     elif first.family:
-        name = _key_word(first.family)
+        name = _key_word_of(first.family)
     else:
-        name = _key_word(first.literal.split()[0])
+        name = _key_word_of(first.literal.split()[0])
     word = ""
     for candidate in normalize_title(record.title).split():
         if candidate not in _KEY_STOPWORDS:
             word = candidate
             break
     year = str(record.year) if record.year is not None else "nd"
-    return f"{name or 'Anon'}{year}{_key_word(word) if word else ''}"
+    return f"{name or 'Anon'}{year}{_key_word_of(word) if word else ''}"
 
 
 def _first_person(authors: Sequence[Author]) -> Author | None:
@@ -676,7 +734,7 @@ def _bibtex_pages(pages: str) -> str:
     if parsed is None:
         return ""
     first, last = parsed
-    return f"{first}--{last}" if last else bibtex_escape(pages)
+    return f"{first}--{last}" if last else _escaped(pages)
 
 
 _CONTAINER_FIELDS = {
@@ -707,22 +765,22 @@ def _fields_of(record: _Work, kind: WorkType, note: str) -> list[tuple[str, str]
     if record.title and (value := _protect_title(record.title)):
         fields.append(("title", value))
     container_field = _CONTAINER_FIELDS.get(kind, "howpublished")
-    if container_field and record.container and (value := bibtex_escape(record.container)):
+    if container_field and record.container and (value := _escaped(record.container)):
         fields.append((container_field, value))
     if record.year is not None:
         fields.append(("year", str(record.year)))
-    if record.volume and (value := bibtex_escape(record.volume)):
+    if record.volume and (value := _escaped(record.volume)):
         fields.append(("volume", value))
-    if record.issue and (value := bibtex_escape(record.issue)):
+    if record.issue and (value := _escaped(record.issue)):
         fields.append(("number", value))
     if record.pages and (value := _bibtex_pages(record.pages)):
         fields.append(("pages", value))
-    if record.publisher and (value := bibtex_escape(record.publisher)):
+    if record.publisher and (value := _escaped(record.publisher)):
         fields.append(("school" if kind is _THESIS else "publisher", value))
     doi = record.doi
     if doi and (value := _bibtex_doi(doi)):
         fields.append(("doi", value))
-    if note and (value := bibtex_escape(note)):
+    if note and (value := _escaped(note)):
         fields.append(("note", value))
     return fields
 
