@@ -10,6 +10,7 @@ another.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verifier.citations import corrections as C
+from verifier.citations import discrepancies as D
 from verifier.citations.discrepancies import parse_pages
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 
@@ -165,3 +167,23 @@ def test_cleaning_escaping_and_bracing_are_the_slow_paths(text: str) -> None:
 @example("a1")
 def test_a_key_word_is_the_slow_paths(text: str) -> None:
     assert C._key_word_of(text) == slow._key_word(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts | WORDS)
+@example("J.-P.")
+@example("M.R.")
+@example("John\x1cRonald")
+@example("JA")
+@example(" . A..b ")
+def test_initials_are_the_slow_paths(given_name: str) -> None:
+    assert D.initials_display.__wrapped__(given_name) == slow.initials_display(given_name)
+
+
+def test_the_pattern_whitespace_is_the_split_whitespace() -> None:
+    """What the initials' split relies on: re's \\s (str patterns) and str.split() take
+    the same characters for whitespace, over all of Unicode."""
+    space = re.compile(r"\s")
+    for code in range(0x110000):
+        character = chr(code)
+        assert (space.match(character) is not None) == character.isspace(), hex(code)
