@@ -668,15 +668,17 @@ def _bibtex_name(author: Author) -> str:
 
 def _bibtex_names(authors: Sequence[Author]) -> str:
     """The named authors joined by " and ", each as :func:`_bibtex_name` gives it (written
-    out here: one loop, no call per author)."""
-    escape = _escaped
+    out here: one loop, no call per author; compiled, a direct call of _escaped costs less
+    than a call through a local name)."""
     names: list[str] = []
     for a in authors:
-        if a.family:
-            names.append(f"{escape(a.family)}, {escape(a.given)}" if a.given
-                         else escape(a.family))
+        family = a.family
+        if family:
+            given = a.given
+            names.append(f"{_escaped(family)}, {_escaped(given)}" if given
+                         else _escaped(family))
         elif a.literal:
-            names.append(f"{{{escape(a.literal)}}}")
+            names.append(f"{{{_escaped(a.literal)}}}")
     return " and ".join(names)
 
 
