@@ -213,7 +213,7 @@ class _Work:
     formats from this."""
 
     __slots__ = ("title", "authors", "year", "container", "volume", "issue", "pages",
-                 "publisher", "editors", "type", "doi", "arxiv")
+                 "page_range", "publisher", "editors", "type", "doi", "arxiv")
 
     def __init__(self, record: WorkRecord) -> None:
         self.title: str = record.title
@@ -223,12 +223,19 @@ class _Work:
         self.volume: str = record.volume
         self.issue: str = record.issue
         self.pages: str = record.pages
+        self.page_range: tuple[str, str] | None = _page_range(self.pages)
+        """:func:`_page_range` of ``pages`` (set with them: :meth:`set_pages`)."""
         self.publisher: str = record.publisher
         self.editors: tuple[Author, ...] = record.editors
         self.type: WorkType = record.type
         ids = record.identifiers
         self.doi: str | None = ids.doi
         self.arxiv: str | None = ids.arxiv
+
+    def set_pages(self, pages: str) -> None:
+        """``pages`` and their range in place of the record's."""
+        self.pages = pages
+        self.page_range = _page_range(pages)
 
     def kind(self, citation: Citation | None = None) -> WorkType:
         """:func:`work_kind` of the record these fields are."""
@@ -268,11 +275,13 @@ def _completed(record: WorkRecord, others: Sequence[WorkRecord]) -> _Work:
             if other.type is not _UNKNOWN:
                 work.type = other.type
                 break
-    pages = work.pages or _first_text([o.pages for o in others], work.pages)
-    own = _page_range(pages)
+    if not work.pages:
+        work.set_pages(_first_text([o.pages for o in others], work.pages))
+    own = work.page_range
     if own is not None and not own[1]:  # only a first page: _fuller_pages may complete it
-        pages = _fuller_pages(pages, [o.pages for o in others])
-    work.pages = pages
+        pages = _fuller_pages(work.pages, [o.pages for o in others])
+        if pages != work.pages:
+            work.set_pages(pages)
     if not work.doi:
         work.doi = _first_identifier([o.identifiers.doi for o in others], work.doi)
     if not work.arxiv:
@@ -290,6 +299,8 @@ def _page_range(pages: str) -> tuple[str, str] | None:
     space, dot or other dash, and a last page that is all digits is written out in full
     by the first page's leading digits, as _full_last_page does; a last page equal to the
     first is no last page. Any other text is left to parse_pages."""
+    if not pages:
+        return None
     if pages.isascii():
         first, dash, last = pages.partition("-")
         if dash:
@@ -342,16 +353,22 @@ written in capitals, not cased: it is shown in sentence case."""
 
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
 _ASCII_CAPITALS = bytes(range(65, 91))
+_LETTER_CLASSES = bytes(
+    ord("A") if code in _ASCII_CAPITALS else ord("a") if code in _ASCII_LETTERS else ord(" ")
+    for code in range(256))
+"""A translation table of bytes: a capital to "A", another letter to "a", the rest to a
+space (a table without deletions is applied in one pass, with no table built per call)."""
 
 
 def is_all_caps(title: str) -> bool:
     """True when ``title`` is written in capitals ("ADAPTIVE RATES OF THINGS")."""
     if title.isascii():
         # The same counts without a Python loop: in ASCII the letters are A-Z and a-z
-        # and the capitals A-Z (property-tested against the general count below).
-        raw = title.encode("ascii")
-        letter_count = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
-        capital_count = len(raw) - len(raw.translate(None, _ASCII_CAPITALS))
+        # and the capitals A-Z (property-tested against the general count below), so
+        # the title's letters mapped to "A" or "a" are counted by two byte counts.
+        classes = title.encode("ascii").translate(_LETTER_CLASSES)
+        capital_count = classes.count(b"A")
+        letter_count = capital_count + classes.count(b"a")
         return letter_count >= 8 and capital_count >= ALL_CAPS_SHARE * letter_count
     letters = [c for c in title if c.isalpha()]
     return len(letters) >= 8 and sum(c.isupper() for c in letters) >= ALL_CAPS_SHARE * len(
@@ -478,7 +495,7 @@ def _apa_journal(record: _Work) -> str:
         parts.append(f"{volume}({_cleaned(record.issue)})" if record.issue else volume)
     elif record.issue:
         parts.append(f"({_cleaned(record.issue)})")
-    pages = _page_range(record.pages)
+    pages = record.page_range
     if pages is not None:
         # An e-journal's article number ("e24295") is cited as "Article e24295".
         first, last = pages
@@ -499,7 +516,7 @@ def _apa_publisher(record: _Work) -> str:
 
 def _apa_in_book(record: _Work) -> str:
     """A chapter's source: "In I. Editor (Ed.), Book (pp. 45–67). Publisher."."""
-    pages = _page_range(record.pages)
+    pages = record.page_range
     span = ""
     if pages is not None:
         first, last = pages
@@ -731,8 +748,8 @@ def _first_person(authors: Sequence[Author]) -> Author | None:
     return None
 
 
-def _bibtex_pages(pages: str) -> str:
-    parsed = _page_range(pages)
+def _bibtex_pages(pages: str, parsed: tuple[str, str] | None) -> str:
+    """The BibTeX pages field of ``pages``, whose :func:`_page_range` is ``parsed``."""
     if parsed is None:
         return ""
     first, last = parsed
@@ -775,7 +792,7 @@ def _fields_of(record: _Work, kind: WorkType, note: str) -> list[tuple[str, str]
         fields.append(("volume", value))
     if record.issue and (value := _escaped(record.issue)):
         fields.append(("number", value))
-    if record.pages and (value := _bibtex_pages(record.pages)):
+    if record.pages and (value := _bibtex_pages(record.pages, record.page_range)):
         fields.append(("pages", value))
     if record.publisher and (value := _escaped(record.publisher)):
         fields.append(("school" if kind is _THESIS else "publisher", value))
