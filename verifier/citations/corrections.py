@@ -841,9 +841,18 @@ def _bibtex(record: _Work, kind: WorkType, key: str, retracted: bool) -> str:
     entry_type = _thesis_type(record) if kind is _THESIS else \
         _BIBTEX_TYPES.get(kind, "misc")
     fields = _fields_of(record, kind, "Retracted" if retracted else "")
-    lines = [f"  {name} = {{{value}}}" for name, value in fields]
     shown_key = key if usable_key(key) else _bibtex_key(record)
-    return f"@{entry_type}{{{shown_key},\n" + ",\n".join(lines) + "\n}"
+    # "@type{key,\n", the lines "  name = {value}" joined by ",\n", then "\n}": the pieces
+    # joined once (a string built per line cost more).
+    parts = [f"@{entry_type}{{{shown_key},\n"]
+    for position, (name, value) in enumerate(fields):
+        parts.append(",\n  " if position else "  ")
+        parts.append(name)
+        parts.append(" = {")
+        parts.append(value)
+        parts.append("}")
+    parts.append("\n}")
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------------------------------
