@@ -187,3 +187,16 @@ def test_the_pattern_whitespace_is_the_split_whitespace() -> None:
     for code in range(0x110000):
         character = chr(code)
         assert (space.match(character) is not None) == character.isspace(), hex(code)
+
+
+def test_the_ascii_flags_are_the_unprintable_characters_and_the_flagged() -> None:
+    """What the ASCII cleaning and escaping tests rely on: among ASCII characters,
+    ``isprintable()`` refuses exactly the controls the tables flag."""
+    for code in range(128):
+        assert chr(code).isprintable() == (32 <= code < 127), code
+    plain = set(range(128)) - {ord(c) for c in "<&" + "".join(C._LATEX_SPECIALS)}
+    flagged = {code for code in range(128) if C._NOT_PLAIN_ASCII[code] == 0}
+    assert flagged == {code for code in range(128)
+                       if not chr(code).isprintable() or code not in plain}
+    assert {code for code in range(128) if C._NOT_CLEAN_ASCII[code] == 0} == \
+        {code for code in range(128) if not chr(code).isprintable() or chr(code) in "<&"}

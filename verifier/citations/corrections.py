@@ -438,9 +438,36 @@ def _is_clean(text: str) -> bool:
     between words (every whitespace character but the space is unprintable, which
     tests/test_report_fast_paths.py checks over all of Unicode), so splitting and joining
     its words gives it back. Letters and digits alone are such a text."""
-    return text.isalnum() or (
-        "<" not in text and "&" not in text and "  " not in text and text[:1] != " "
-        and text[-1:] != " " and text.isprintable())
+    if text.isalnum():
+        return True
+    if text.isascii():
+        return _flags_none(text, _NOT_CLEAN_ASCII) and _spaced_once(text)
+    return ("<" not in text and "&" not in text and _spaced_once(text)
+            and text.isprintable())
+
+
+def _ascii_flags(flagged: str) -> bytes:
+    """A byte translation table: the ASCII characters ``isprintable()`` refuses (the
+    controls, 0-31 and 127) and those of ``flagged`` to a NUL byte, every other to "a"."""
+    return bytes(0 if code < 32 or code == 127 or chr(code) in flagged else 97
+                 for code in range(256))
+
+
+_NOT_CLEAN_ASCII = _ascii_flags("<&")
+
+
+def _flags_none(text: str, flags: bytes) -> bool:
+    """True when the ASCII ``text`` holds no character ``flags`` (an :func:`_ascii_flags`
+    table) flags: one translation of its bytes (without deletions: no table is built per
+    call) and one search for a NUL byte, in C, where a test per character and one search
+    per flagged character cost more. (The byte is searched for as the number 0: searched
+    for as ``b"\0"``, bytes first try it as a number and raise and clear an error.)"""
+    return 0 not in text.encode("ascii").translate(flags)
+
+
+def _spaced_once(text: str) -> bool:
+    """True when ``text`` has no run of spaces and no space at either end."""
+    return "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
 def _cleaned(text: str) -> str:
@@ -621,6 +648,8 @@ def bibtex_escape(text: str) -> str:
 
 
 _SPECIAL_CHARACTERS = tuple(_LATEX_SPECIALS)
+_NOT_PLAIN_ASCII = _ascii_flags("<&" + "".join(_LATEX_SPECIALS))
+"""Flags what cleaning or escaping would change in an ASCII text (less runs of spaces)."""
 
 
 def _escaped(text: str) -> str:
@@ -629,7 +658,10 @@ def _escaped(text: str) -> str:
     gives it back too."""
     if text.isalnum():  # letters and digits: clean, and no special
         return text
-    if _is_clean(text) and not any(c in text for c in _SPECIAL_CHARACTERS):
+    if text.isascii():
+        if _flags_none(text, _NOT_PLAIN_ASCII) and _spaced_once(text):
+            return text
+    elif _is_clean(text) and not any(c in text for c in _SPECIAL_CHARACTERS):
         return text
     return bibtex_escape(text)
 
