@@ -200,3 +200,26 @@ def test_the_ascii_flags_are_the_unprintable_characters_and_the_flagged() -> Non
                        if not chr(code).isprintable() or code not in plain}
     assert {code for code in range(128) if C._NOT_CLEAN_ASCII[code] == 0} == \
         {code for code in range(128) if not chr(code).isprintable() or chr(code) in "<&"}
+
+
+def test_a_capitalised_letter_is_printable_without_whitespace_or_markup() -> None:
+    """What the APA name shortcut relies on: initials are letters upper-cased, and no
+    letter upper-cased holds an unprintable or whitespace character, "<" or "&"."""
+    for code in range(0x110000):
+        letter = chr(code)
+        if letter.isalpha():
+            capital = letter.upper()
+            assert letter.isprintable() and capital.isprintable(), hex(code)
+            assert not any(c.isspace() for c in capital), hex(code)
+            assert "<" not in capital and "&" not in capital, hex(code)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(names)
+@example(Author("Lanza", "Robert P."))
+@example(Author("Lan<b>za</b>", "R."))
+@example(Author("Lanza ", "R."))
+@example(Author("", "", " World  Health "))
+def test_an_apa_name_is_the_slow_paths(author: Author) -> None:
+    if author.family or author.literal:
+        assert C._apa_name(author) == slow._clean(slow.short_name(author))

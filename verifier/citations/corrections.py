@@ -366,9 +366,11 @@ def is_all_caps(title: str) -> bool:
         # The same counts without a Python loop: in ASCII the letters are A-Z and a-z
         # and the capitals A-Z (property-tested against the general count below), so
         # the title's letters mapped to "A" or "a" are counted by two byte counts.
-        classes = title.encode("ascii").translate(_LETTER_CLASSES)
-        capital_count = classes.count(b"A")
-        letter_count = capital_count + classes.count(b"a")
+        # (Counted as text: a compiled str.count is a direct call, bytes.count parses
+        # its arguments.)
+        classes = title.encode("ascii").translate(_LETTER_CLASSES).decode("ascii")
+        capital_count = classes.count("A")
+        letter_count = capital_count + classes.count("a")
         return letter_count >= 8 and capital_count >= ALL_CAPS_SHARE * letter_count
     letters = [c for c in title if c.isalpha()]
     return len(letters) >= 8 and sum(c.isupper() for c in letters) >= ALL_CAPS_SHARE * len(
@@ -483,12 +485,23 @@ def _with_period(text: str) -> str:
 def apa_authors(authors: Sequence[Author]) -> str:
     """Authors in APA 7 form: "Family, I. I., Family, I., & Family, I."; beyond 20, the
     first 19, "…" and the last."""
-    names = [_cleaned(short_name(a)) for a in authors if a.family or a.literal]
+    names = [_apa_name(a) for a in authors if a.family or a.literal]
     if len(names) > APA_MAX_AUTHORS:
         return ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", … " + names[-1]
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + ", & " + names[-1]
+
+
+def _apa_name(author: Author) -> str:
+    """``_clean(short_name(author))``: a person as "Family, I. I.", an organisation as its
+    name. A person's name whose family name is clean (:func:`_is_clean`) is clean as a
+    whole, and given back unchecked: initials_display writes letters (capitalised, which
+    keeps them printable, without whitespace, "<" or "&": tested over all of Unicode),
+    periods and hyphens, in parts joined by single spaces."""
+    name = short_name(author)
+    family = author.family
+    return name if family and _is_clean(family) else _cleaned(name)
 
 
 def _editor_name(author: Author) -> str:
@@ -743,7 +756,9 @@ def _key_word_of(text: str) -> str:
     normalised title): unidecode gives ASCII back as it is and the pattern removes
     nothing from it."""
     if text.isascii() and text.isalnum():
-        return text[:1].upper() + text[1:]
+        first = text[0]
+        # In ASCII only a lower-case first letter changes when upper-cased.
+        return first.upper() + text[1:] if first.islower() else text
     return _key_word(text)
 
 
@@ -763,9 +778,13 @@ def _bibtex_key(record: _Work) -> str:
         name = _key_word_of(first.family)
     else:
         name = _key_word_of(first.literal.split()[0])
+    # The first word that is not a stopword, read off one at a time (a normalised title's
+    # words are parted by single spaces) rather than splitting the whole title.
     word = ""
-    for candidate in normalize_title(record.title).split():
-        if candidate not in _KEY_STOPWORDS:
+    rest = normalize_title(record.title)
+    while rest:
+        candidate, _, rest = rest.partition(" ")
+        if candidate and candidate not in _KEY_STOPWORDS:
             word = candidate
             break
     year = str(record.year) if record.year is not None else "nd"
