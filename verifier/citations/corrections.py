@@ -927,8 +927,9 @@ def correction_for(
     merged = _completed(record, others)
     merged.title = shown_title(citation.title, [r.title for r in (record, *others)])
     kind = merged.kind(citation)
-    return Correction(apa=_apa(merged, kind, retracted),
-                      bibtex=_bibtex(merged, kind, key, retracted))
+    # Positional arguments (apa, bibtex): a Python __init__ called with keywords is
+    # handed them in a dictionary built per call.
+    return Correction(_apa(merged, kind, retracted), _bibtex(merged, kind, key, retracted))
 
 
 def correction_from_results(
