@@ -443,28 +443,35 @@ def _is_clean(text: str) -> bool:
     if text.isalnum():
         return True
     if text.isascii():
-        return _flags_none(text, _NOT_CLEAN_ASCII) and _spaced_once(text)
+        return _plain_ascii(text, _NOT_CLEAN_ASCII)
     return ("<" not in text and "&" not in text and _spaced_once(text)
             and text.isprintable())
 
 
 def _ascii_flags(flagged: str) -> bytes:
     """A byte translation table: the ASCII characters ``isprintable()`` refuses (the
-    controls, 0-31 and 127) and those of ``flagged`` to a NUL byte, every other to "a"."""
-    return bytes(0 if code < 32 or code == 127 or chr(code) in flagged else 97
+    controls, 0-31 and 127) and those of ``flagged`` to a NUL byte, the space to itself,
+    every other to "a"."""
+    return bytes(0 if code < 32 or code == 127 or chr(code) in flagged
+                 else 32 if code == 32 else 97
                  for code in range(256))
 
 
 _NOT_CLEAN_ASCII = _ascii_flags("<&")
 
 
-def _flags_none(text: str, flags: bytes) -> bool:
+def _plain_ascii(text: str, flags: bytes) -> bool:
     """True when the ASCII ``text`` holds no character ``flags`` (an :func:`_ascii_flags`
-    table) flags: one translation of its bytes (without deletions: no table is built per
-    call) and one search for a NUL byte, in C, where a test per character and one search
-    per flagged character cost more. (The byte is searched for as the number 0: searched
-    for as ``b"\0"``, bytes first try it as a number and raise and clear an error.)"""
-    return 0 not in text.encode("ascii").translate(flags)
+    table) flags, no run of spaces and no space at either end.
+
+    One translation of its bytes (without deletions: no table is built per call) and one
+    search for a NUL byte, in C, where a test per character and one search per flagged
+    character cost more; the ends are read off the translated bytes (a byte is a number,
+    a character a string). The NUL is searched for as the number 0: searched for as
+    ``b"\0"``, bytes first try it as a number and raise and clear an error."""
+    marks = text.encode("ascii").translate(flags)
+    return 0 not in marks and "  " not in text and (
+        not marks or (marks[0] != 32 and marks[-1] != 32))
 
 
 def _spaced_once(text: str) -> bool:
@@ -672,7 +679,7 @@ def _escaped(text: str) -> str:
     if text.isalnum():  # letters and digits: clean, and no special
         return text
     if text.isascii():
-        if _flags_none(text, _NOT_PLAIN_ASCII) and _spaced_once(text):
+        if _plain_ascii(text, _NOT_PLAIN_ASCII):
             return text
     elif _is_clean(text) and not any(c in text for c in _SPECIAL_CHARACTERS):
         return text
