@@ -23,6 +23,7 @@ from verifier.citations import corrections as C
 from verifier.citations import discrepancies as D
 from verifier.citations.discrepancies import parse_pages
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
+from verifier.citations.normalize import normalize_title
 
 # What makes the paths part: ASCII or not, capitals, LaTeX specials and braces, markup
 # and entities, whitespace that is not a single space (including the ASCII separators
@@ -223,3 +224,8 @@ def test_a_capitalised_letter_is_printable_without_whitespace_or_markup() -> Non
 def test_an_apa_name_is_the_slow_paths(author: Author) -> None:
     if author.family or author.literal:
         assert C._apa_name(author) == slow._clean(slow.short_name(author))
+
+
+def test_an_empty_text_normalises_to_nothing() -> None:
+    """What the APA publisher test relies on for a person (no literal)."""
+    assert normalize_title("") == "" and normalize_title.__wrapped__("") == ""

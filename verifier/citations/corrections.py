@@ -556,8 +556,12 @@ def _apa_publisher(record: _Work) -> str:
     publisher = _cleaned(record.publisher)
     if not publisher:
         return ""
-    if any(normalize_title(a.literal) == normalize_title(publisher) for a in record.authors):
-        return ""
+    # The publisher's normal form once; a person's empty literal normalises to "".
+    own = normalize_title(publisher)
+    for author in record.authors:
+        literal = author.literal
+        if (normalize_title(literal) if literal else "") == own:
+            return ""
     return _with_period(publisher)
 
 
