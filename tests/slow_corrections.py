@@ -1,8 +1,9 @@
-"""verifier.citations.corrections as it was before its fast paths (commit 198786b), the
-slow paths the property tests compare the module against (tests/test_corrections_fast_paths.py).
+"""verifier.citations.corrections as it was before its fast paths (commit 198786b): the
+slow paths tests/test_corrections_fast_paths.py compares the module against.
 
-Kept verbatim but for the memos (left out: a memo changes no result) and the two name
-functions it calls, kept here too in their own form before theirs.
+Kept verbatim but for its memos (left out: a memo changes no result), with the two name
+functions of verifier.citations.discrepancies it calls (initials_display, short_name)
+as they were then too.
 """
 
 from __future__ import annotations
