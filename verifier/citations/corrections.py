@@ -43,7 +43,6 @@ from verifier.value_memos import value_memo
 
 from .discrepancies import (
     APA_MAX_AUTHORS,
-    PageRange,
     initials_display,
     pages_agree,
     parse_pages,
@@ -185,17 +184,163 @@ def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
     """The kind of work to format ``record`` as: the record's type, else the citation's,
     else a guess from the fields (a container with editors: a chapter; with a volume,
     issue or pages: an article; a publisher alone: a book)."""
-    if record.type is not _UNKNOWN:
-        return record.type
+    return _kind(record.type, citation, record.container, bool(record.editors),
+                 record.publisher)
+
+
+def _kind(given: WorkType, citation: Citation | None, container: str, has_editors: bool,
+          publisher: str) -> WorkType:
+    """:func:`work_kind`'s rule over the fields it reads."""
+    if given is not _UNKNOWN:
+        return given
     if citation is not None and citation.type is not _UNKNOWN:
         return citation.type
-    if record.container and record.editors:
+    if container and has_editors:
         return _CHAPTER
-    if record.container:
+    if container:
         return _ARTICLE
-    if record.publisher:
+    if publisher:
         return _BOOK
     return _OTHER
+
+
+class _Work:
+    """The fields of a record that the APA and BibTeX formatters read, each read once.
+
+    A plain class: compiled, its attributes are read and set without a lookup by name
+    (a :class:`WorkRecord`'s cost a generic attribute look-up each, and building one runs
+    its ``__init__`` as Python), so a correction reads the records' fields once and
+    formats from this."""
+
+    __slots__ = ("title", "authors", "year", "container", "volume", "issue", "pages",
+                 "page_range", "publisher", "editors", "type", "doi", "arxiv")
+
+    def __init__(self, record: WorkRecord) -> None:
+        self.title: str = record.title
+        self.authors: tuple[Author, ...] = record.authors
+        self.year: int | None = record.year
+        self.container: str = record.container
+        self.volume: str = record.volume
+        self.issue: str = record.issue
+        self.pages: str = record.pages
+        self.page_range: tuple[str, str] | None = _page_range(self.pages)
+        """:func:`_page_range` of ``pages`` (set with them: :meth:`set_pages`)."""
+        self.publisher: str = record.publisher
+        self.editors: tuple[Author, ...] = record.editors
+        self.type: WorkType = record.type
+        ids = record.identifiers
+        self.doi: str | None = ids.doi
+        self.arxiv: str | None = ids.arxiv
+
+    def set_pages(self, pages: str) -> None:
+        """``pages`` and their range in place of the record's."""
+        self.pages = pages
+        self.page_range = _page_range(pages)
+
+    def kind(self, citation: Citation | None = None) -> WorkType:
+        """:func:`work_kind` of the record these fields are."""
+        return _kind(self.type, citation, self.container, bool(self.editors),
+                     self.publisher)
+
+
+def _completed(record: WorkRecord, others: Sequence[WorkRecord]) -> _Work:
+    """The fields of :func:`merge_records` ``(record, others)`` that the formatters read,
+    without building the merged record: each field ``record`` lacks is taken from the
+    first of ``others`` that has it, by the same tests (property-tested against
+    :func:`merge_records`); the title too, though a correction replaces it."""
+    work = _Work(record)
+    if not others:
+        return work
+    if not work.title:
+        work.title = _first_text([o.title for o in others], work.title)
+    if not work.authors:
+        work.authors = _first_names([o.authors for o in others], work.authors)
+    if not work.container:
+        work.container = _first_text([o.container for o in others], work.container)
+    if not work.volume:
+        work.volume = _first_text([o.volume for o in others], work.volume)
+    if not work.issue:
+        work.issue = _first_text([o.issue for o in others], work.issue)
+    if not work.publisher:
+        work.publisher = _first_text([o.publisher for o in others], work.publisher)
+    if not work.editors:
+        work.editors = _first_names([o.editors for o in others], work.editors)
+    if work.year is None:
+        for other in others:
+            if other.year is not None:
+                work.year = other.year
+                break
+    if work.type is _UNKNOWN:
+        for other in others:
+            if other.type is not _UNKNOWN:
+                work.type = other.type
+                break
+    if not work.pages:
+        work.set_pages(_first_text([o.pages for o in others], work.pages))
+    own = work.page_range
+    if own is not None and not own[1]:  # only a first page: _fuller_pages may complete it
+        pages = _fuller_pages(work.pages, [o.pages for o in others])
+        if pages != work.pages:
+            work.set_pages(pages)
+    if not work.doi:
+        work.doi = _first_identifier([o.identifiers.doi for o in others], work.doi)
+    if not work.arxiv:
+        work.arxiv = _first_identifier([o.identifiers.arxiv for o in others], work.arxiv)
+    return work
+
+
+def _page_range(pages: str) -> tuple[str, str] | None:
+    """:func:`parse_pages` ``(pages)`` as (first, last): ("45", "67") for "45-67" or
+    "45-7", ("e24295", "") for "e24295", None for no page.
+
+    The forms records give nearly always ("45-67", "45", "e24295": ASCII digits, one
+    hyphen, an article number's "e") are read here without parse_pages's patterns and
+    its memo (property-tested against parse_pages). Such a text has no markup, label,
+    space, dot or other dash, and a last page that is all digits is written out in full
+    by the first page's leading digits, as _full_last_page does; a last page equal to the
+    first is no last page. Any other text is left to parse_pages."""
+    if not pages:
+        return None
+    if pages.isascii():
+        first, dash, last = pages.partition("-")
+        if dash:
+            if first.isdigit() and last.isdigit():
+                if len(last) < len(first):
+                    last = first[: len(first) - len(last)] + last
+                return first, "" if last == first else last
+        elif pages.isdigit() or (pages[:1] in _ARTICLE_NUMBER_LETTERS
+                                 and pages[1:].isdigit()):
+            return pages, ""
+    parsed = parse_pages(pages)
+    return None if parsed is None else (parsed.first, parsed.last)
+
+
+_ARTICLE_NUMBER_LETTERS = ("e", "E")
+
+
+def _first_text(texts: list[str], own: str) -> str:
+    """The first non-empty text of ``texts``, else ``own``."""
+    for text in texts:
+        if text:
+            return text
+    return own
+
+
+def _first_names(lists: list[tuple[Author, ...]], own: tuple[Author, ...]
+                 ) -> tuple[Author, ...]:
+    """The first non-empty list of names of ``lists``, else ``own``."""
+    for names in lists:
+        if names:
+            return names
+    return own
+
+
+def _first_identifier(values: list[str | None], own: str | None) -> str | None:
+    """The first given (non-empty) identifier of ``values``, else ``own``."""
+    for value in values:
+        if value:
+            return value
+    return own
 
 
 # ---------------------------------------------------------------------------------------
@@ -208,16 +353,24 @@ written in capitals, not cased: it is shown in sentence case."""
 
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
 _ASCII_CAPITALS = bytes(range(65, 91))
+_LETTER_CLASSES = bytes(
+    ord("A") if code in _ASCII_CAPITALS else ord("a") if code in _ASCII_LETTERS else ord(" ")
+    for code in range(256))
+"""A translation table of bytes: a capital to "A", another letter to "a", the rest to a
+space (a table without deletions is applied in one pass, with no table built per call)."""
 
 
 def is_all_caps(title: str) -> bool:
     """True when ``title`` is written in capitals ("ADAPTIVE RATES OF THINGS")."""
     if title.isascii():
         # The same counts without a Python loop: in ASCII the letters are A-Z and a-z
-        # and the capitals A-Z (property-tested against the general count below).
-        raw = title.encode("ascii")
-        letter_count = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
-        capital_count = len(raw) - len(raw.translate(None, _ASCII_CAPITALS))
+        # and the capitals A-Z (property-tested against the general count below), so
+        # the title's letters mapped to "A" or "a" are counted by two byte counts.
+        # (Counted as text: a compiled str.count is a direct call, bytes.count parses
+        # its arguments.)
+        classes = title.encode("ascii").translate(_LETTER_CLASSES).decode("ascii")
+        capital_count = classes.count("A")
+        letter_count = capital_count + classes.count("a")
         return letter_count >= 8 and capital_count >= ALL_CAPS_SHARE * letter_count
     letters = [c for c in title if c.isalpha()]
     return len(letters) >= 8 and sum(c.isupper() for c in letters) >= ALL_CAPS_SHARE * len(
@@ -281,6 +434,57 @@ def _clean(text: str) -> str:
     return " ".join(strip_markup(text).split()) if text else ""
 
 
+def _is_clean(text: str) -> bool:
+    """True when :func:`_clean` gives ``text`` itself: it holds no "<" and no "&" (without
+    one, strip_markup returns its text as it is) and no whitespace but single spaces
+    between words (every whitespace character but the space is unprintable, which
+    tests/test_report_fast_paths.py checks over all of Unicode), so splitting and joining
+    its words gives it back. Letters and digits alone are such a text."""
+    if text.isalnum():
+        return True
+    if text.isascii():
+        return _plain_ascii(text, _NOT_CLEAN_ASCII)
+    return ("<" not in text and "&" not in text and _spaced_once(text)
+            and text.isprintable())
+
+
+def _ascii_flags(flagged: str) -> bytes:
+    """A byte translation table: the ASCII characters ``isprintable()`` refuses (the
+    controls, 0-31 and 127) and those of ``flagged`` to a NUL byte, the space to itself,
+    every other to "a"."""
+    return bytes(0 if code < 32 or code == 127 or chr(code) in flagged
+                 else 32 if code == 32 else 97
+                 for code in range(256))
+
+
+_NOT_CLEAN_ASCII = _ascii_flags("<&")
+
+
+def _plain_ascii(text: str, flags: bytes) -> bool:
+    """True when the ASCII ``text`` holds no character ``flags`` (an :func:`_ascii_flags`
+    table) flags, no run of spaces and no space at either end.
+
+    One translation of its bytes (without deletions: no table is built per call) and one
+    search for a NUL byte, in C, where a test per character and one search per flagged
+    character cost more; the ends are read off the translated bytes (a byte is a number,
+    a character a string). The NUL is searched for as the number 0: searched for as
+    ``b"\0"``, bytes first try it as a number and raise and clear an error."""
+    marks = text.encode("ascii").translate(flags)
+    return 0 not in marks and "  " not in text and (
+        not marks or (marks[0] != 32 and marks[-1] != 32))
+
+
+def _spaced_once(text: str) -> bool:
+    """True when ``text`` has no run of spaces and no space at either end."""
+    return "  " not in text and text[:1] != " " and text[-1:] != " "
+
+
+def _cleaned(text: str) -> str:
+    """:func:`_clean` ``(text)``, without the memo's call for a text already clean (the
+    usual one)."""
+    return text if _is_clean(text) else _clean(text)
+
+
 def _with_period(text: str) -> str:
     return text if not text or text[-1] in ".?!" else f"{text}."
 
@@ -288,7 +492,7 @@ def _with_period(text: str) -> str:
 def apa_authors(authors: Sequence[Author]) -> str:
     """Authors in APA 7 form: "Family, I. I., Family, I., & Family, I."; beyond 20, the
     first 19, "…" and the last."""
-    names = [_clean(short_name(a)) for a in authors if a.family or a.literal]
+    names = [_apa_name(a) for a in authors if a.family or a.literal]
     if len(names) > APA_MAX_AUTHORS:
         return ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", … " + names[-1]
     if len(names) <= 1:
@@ -296,10 +500,21 @@ def apa_authors(authors: Sequence[Author]) -> str:
     return ", ".join(names[:-1]) + ", & " + names[-1]
 
 
+def _apa_name(author: Author) -> str:
+    """``_clean(short_name(author))``: a person as "Family, I. I.", an organisation as its
+    name. A person's name whose family name is clean (:func:`_is_clean`) is clean as a
+    whole, and given back unchecked: initials_display writes letters (capitalised, which
+    keeps them printable, without whitespace, "<" or "&": tested over all of Unicode),
+    periods and hyphens, in parts joined by single spaces."""
+    name = short_name(author)
+    family = author.family
+    return name if family and _is_clean(family) else _cleaned(name)
+
+
 def _editor_name(author: Author) -> str:
     if not author.family:
-        return _clean(author.literal)
-    return _clean(f"{initials_display(author.given)} {author.family}")
+        return _cleaned(author.literal)
+    return _cleaned(f"{initials_display(author.given)} {author.family}")
 
 
 def _apa_editors_in(editors: Sequence[Author]) -> str:
@@ -314,44 +529,50 @@ def _apa_editors_in(editors: Sequence[Author]) -> str:
     return f"{joined} ({'Ed.' if len(names) == 1 else 'Eds.'})"
 
 
-def _apa_pages(pages: PageRange) -> str:
-    return pages.display("–")
+def _apa_pages(first: str, last: str) -> str:
+    """The page range as APA shows it ("45–67", with an en dash), or the single page."""
+    return f"{first}–{last}" if last else first
 
 
-def _apa_journal(record: WorkRecord) -> str:
+def _apa_journal(record: _Work) -> str:
     """The journal part, "Journal, 12(3), 45–67.", as far as the record gives it."""
-    parts = [_clean(record.container)] if record.container else []
-    volume = _clean(record.volume)
+    parts = [_cleaned(record.container)] if record.container else []
+    volume = _cleaned(record.volume)
     if volume:
-        parts.append(f"{volume}({_clean(record.issue)})" if record.issue else volume)
+        parts.append(f"{volume}({_cleaned(record.issue)})" if record.issue else volume)
     elif record.issue:
-        parts.append(f"({_clean(record.issue)})")
-    pages = parse_pages(record.pages)
+        parts.append(f"({_cleaned(record.issue)})")
+    pages = record.page_range
     if pages is not None:
         # An e-journal's article number ("e24295") is cited as "Article e24295".
-        first = pages.first
-        is_article_number = not pages.last and first[0] in "eE" and first[1:].isdigit()
-        parts.append(f"Article {first}" if is_article_number else _apa_pages(pages))
+        first, last = pages
+        is_article_number = not last and first[0] in "eE" and first[1:].isdigit()
+        parts.append(f"Article {first}" if is_article_number else _apa_pages(first, last))
     return _with_period(", ".join(parts)) if parts else ""
 
 
-def _apa_publisher(record: WorkRecord) -> str:
+def _apa_publisher(record: _Work) -> str:
     """The publisher and a period, unless it is the (corporate) author: APA 7 omits it."""
-    publisher = _clean(record.publisher)
+    publisher = _cleaned(record.publisher)
     if not publisher:
         return ""
-    if any(normalize_title(a.literal) == normalize_title(publisher) for a in record.authors):
-        return ""
+    # The publisher's normal form once; a person's empty literal normalises to "".
+    own = normalize_title(publisher)
+    for author in record.authors:
+        literal = author.literal
+        if (normalize_title(literal) if literal else "") == own:
+            return ""
     return _with_period(publisher)
 
 
-def _apa_in_book(record: WorkRecord) -> str:
+def _apa_in_book(record: _Work) -> str:
     """A chapter's source: "In I. Editor (Ed.), Book (pp. 45–67). Publisher."."""
-    pages = parse_pages(record.pages)
+    pages = record.page_range
     span = ""
     if pages is not None:
-        span = f" ({'pp.' if pages.last else 'p.'} {_apa_pages(pages)})"
-    book = _clean(record.container)
+        first, last = pages
+        span = f" ({'pp.' if last else 'p.'} {_apa_pages(first, last)})"
+    book = _cleaned(record.container)
     editors = _apa_editors_in(record.editors)
     clause = ""
     if book or editors:
@@ -359,7 +580,7 @@ def _apa_in_book(record: WorkRecord) -> str:
     return " ".join(p for p in (clause, _apa_publisher(record)) if p)
 
 
-def _apa_source(record: WorkRecord, kind: WorkType) -> str:
+def _apa_source(record: _Work, kind: WorkType) -> str:
     if kind is _ARTICLE:
         return _apa_journal(record)
     if kind in (_CHAPTER, _PROCEEDINGS):
@@ -371,12 +592,11 @@ def _apa_source(record: WorkRecord, kind: WorkType) -> str:
     return _apa_publisher(record)
 
 
-def _apa_link(record: WorkRecord) -> str:
-    ids = record.identifiers
-    if ids.doi:
-        return f"https://doi.org/{ids.doi}"
-    if ids.arxiv:
-        return f"https://arxiv.org/abs/{ids.arxiv}"
+def _apa_link(record: _Work) -> str:
+    if record.doi:
+        return f"https://doi.org/{record.doi}"
+    if record.arxiv:
+        return f"https://arxiv.org/abs/{record.arxiv}"
     return ""
 
 
@@ -393,8 +613,12 @@ def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
     """``record`` as an APA 7 reference (plain text), formatted as ``kind`` (default: the
     record's type, see :func:`work_kind`); a ``retracted`` work's title is followed by
     "[Retracted]"."""
-    kind = kind or work_kind(record)
-    title = _clean(record.title)
+    return _apa(_Work(record), kind or work_kind(record), retracted)
+
+
+def _apa(record: _Work, kind: WorkType, retracted: bool) -> str:
+    """:func:`apa_reference` of the record whose fields ``record`` holds."""
+    title = _cleaned(record.title)
     title = _with_period(f"{title} [Retracted]" if retracted else title)
     date = f"({record.year})." if record.year is not None else "(n.d.)."
     authors = apa_authors(record.authors)
@@ -447,6 +671,25 @@ def bibtex_escape(text: str) -> str:
     return _LATEX_SPECIAL.sub(_latex_escape, cleaned)
 
 
+_SPECIAL_CHARACTERS = tuple(_LATEX_SPECIALS)
+_NOT_PLAIN_ASCII = _ascii_flags("<&" + "".join(_LATEX_SPECIALS))
+"""Flags what cleaning or escaping would change in an ASCII text (less runs of spaces)."""
+
+
+def _escaped(text: str) -> str:
+    """:func:`bibtex_escape` ``(text)``, without the memo's call for a text that is clean
+    (:func:`_is_clean`: cleaning gives it back) and holds no LaTeX special: escaping it
+    gives it back too."""
+    if text.isalnum():  # letters and digits: clean, and no special
+        return text
+    if text.isascii():
+        if _plain_ascii(text, _NOT_PLAIN_ASCII):
+            return text
+    elif _is_clean(text) and not any(c in text for c in _SPECIAL_CHARACTERS):
+        return text
+    return bibtex_escape(text)
+
+
 def _latex_escape(special: re.Match[str]) -> str:
     return _LATEX_SPECIALS[special.group(0)]
 
@@ -454,42 +697,61 @@ def _latex_escape(special: re.Match[str]) -> str:
 def _protect_title(title: str) -> str:
     """The escaped title with every word that has a capital braced ("{DNA}", "{Stonehenge}"),
     except a first word capitalised only at its start, which styles capitalise anyway."""
-    words = bibtex_escape(title).split(" ")
+    escaped = _escaped(title)
+    if escaped.isascii():
+        return _braced_ascii(escaped)
+    words = escaped.split(" ")
     protected = []
     for position, word in enumerate(words):
-        if word.isascii():
-            # The same test without a list: in ASCII the capitals are what lower() changes.
-            lowered = word.lower()
-            has_capital = lowered != word
-            plain_first = position == 0 and word[:1].isupper() and word[1:] == lowered[1:]
-        else:
-            capitals = [c for c in word if c.isupper()]
-            has_capital = bool(capitals)
-            plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
+        capitals = [c for c in word if c.isupper()]
+        has_capital = bool(capitals)
+        plain_first = position == 0 and capitals == [word[:1]] and word[:1].isupper()
         protected.append(f"{{{word}}}" if has_capital and not plain_first else word)
+    return " ".join(protected)
+
+
+def _braced_ascii(escaped: str) -> str:
+    """:func:`_protect_title`'s bracing of an ASCII title, ``escaped`` already.
+
+    In ASCII the capitals are what ``lower()`` changes, one character for one (the spaces
+    stay), so the words of the lowered title are the lowered words: a word has a capital
+    when it differs from its lowered word, and a first word capitalised only at its start
+    when the two differ in the first character alone. A title whose lowered form differs
+    in no character after the first has no word to brace: it is given back."""
+    lowered = escaped.lower()
+    if escaped[1:] == lowered[1:]:
+        return escaped
+    words, lowers = escaped.split(" "), lowered.split(" ")
+    protected = []
+    for position, word in enumerate(words):
+        low = lowers[position]
+        braced = word != low and (position > 0 or word[1:] != low[1:])
+        protected.append(f"{{{word}}}" if braced else word)
     return " ".join(protected)
 
 
 def _bibtex_name(author: Author) -> str:
     if not author.family:
         # Braced: a corporate name is not split into given and family names.
-        return f"{{{bibtex_escape(author.literal)}}}"
+        return f"{{{_escaped(author.literal)}}}"
     if not author.given:
-        return bibtex_escape(author.family)
-    return f"{bibtex_escape(author.family)}, {bibtex_escape(author.given)}"
+        return _escaped(author.family)
+    return f"{_escaped(author.family)}, {_escaped(author.given)}"
 
 
 def _bibtex_names(authors: Sequence[Author]) -> str:
     """The named authors joined by " and ", each as :func:`_bibtex_name` gives it (written
-    out here: one loop, no call per author)."""
-    escape = bibtex_escape
+    out here: one loop, no call per author; compiled, a direct call of _escaped costs less
+    than a call through a local name)."""
     names: list[str] = []
     for a in authors:
-        if a.family:
-            names.append(f"{escape(a.family)}, {escape(a.given)}" if a.given
-                         else escape(a.family))
+        family = a.family
+        if family:
+            given = a.given
+            names.append(f"{_escaped(family)}, {_escaped(given)}" if given
+                         else _escaped(family))
         elif a.literal:
-            names.append(f"{{{escape(a.literal)}}}")
+            names.append(f"{{{_escaped(a.literal)}}}")
     return " and ".join(names)
 
 
@@ -499,24 +761,45 @@ def _key_word(text: str) -> str:
     return word[:1].upper() + word[1:]
 
 
+def _key_word_of(text: str) -> str:
+    """:func:`_key_word` ``(text)``, without unidecode, the pattern and the memo for an
+    ASCII word of letters and digits (the usual family name, and every word of a
+    normalised title): unidecode gives ASCII back as it is and the pattern removes
+    nothing from it."""
+    if text.isascii() and text.isalnum():
+        first = text[0]
+        # In ASCII only a lower-case first letter changes when upper-cased.
+        return first.upper() + text[1:] if first.islower() else text
+    return _key_word(text)
+
+
 def bibtex_key(record: WorkRecord) -> str:
     """``FamilyYearFirstword`` in ASCII ("Lanza2000Prospects"): the first author's family
     name (an organisation's first word; "Anon" for none), the year ("nd" for none) and the
     first word of the title that is not an article or a preposition."""
+    return _bibtex_key(_Work(record))
+
+
+def _bibtex_key(record: _Work) -> str:
+    """:func:`bibtex_key` of the record whose fields ``record`` holds."""
     first = _first_person(record.authors) or _first_person(record.editors)
     if first is None:
         name = "Anon"
     elif first.family:
-        name = _key_word(first.family)
+        name = _key_word_of(first.family)
     else:
-        name = _key_word(first.literal.split()[0])
+        name = _key_word_of(first.literal.split()[0])
+    # The first word that is not a stopword, read off one at a time (a normalised title's
+    # words are parted by single spaces) rather than splitting the whole title.
     word = ""
-    for candidate in normalize_title(record.title).split():
-        if candidate not in _KEY_STOPWORDS:
+    rest = normalize_title(record.title)
+    while rest:
+        candidate, _, rest = rest.partition(" ")
+        if candidate and candidate not in _KEY_STOPWORDS:
             word = candidate
             break
     year = str(record.year) if record.year is not None else "nd"
-    return f"{name or 'Anon'}{year}{_key_word(word) if word else ''}"
+    return f"{name or 'Anon'}{year}{_key_word_of(word) if word else ''}"
 
 
 def _first_person(authors: Sequence[Author]) -> Author | None:
@@ -527,11 +810,12 @@ def _first_person(authors: Sequence[Author]) -> Author | None:
     return None
 
 
-def _bibtex_pages(pages: str) -> str:
-    parsed = parse_pages(pages)
+def _bibtex_pages(pages: str, parsed: tuple[str, str] | None) -> str:
+    """The BibTeX pages field of ``pages``, whose :func:`_page_range` is ``parsed``."""
     if parsed is None:
         return ""
-    return parsed.display("--") if parsed.last else bibtex_escape(pages)
+    first, last = parsed
+    return f"{first}--{last}" if last else _escaped(pages)
 
 
 _CONTAINER_FIELDS = {
@@ -549,6 +833,11 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
                    ) -> list[tuple[str, str]]:
     """(field, value) pairs, values already escaped; empty values left out (an empty
     field is not formatted at all: every formatter gives "" for "")."""
+    return _fields_of(_Work(record), kind, note)
+
+
+def _fields_of(record: _Work, kind: WorkType, note: str) -> list[tuple[str, str]]:
+    """:func:`_bibtex_fields` of the record whose fields ``record`` holds."""
     fields: list[tuple[str, str]] = []
     if record.authors and (value := _bibtex_names(record.authors)):
         fields.append(("author", value))
@@ -557,22 +846,22 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
     if record.title and (value := _protect_title(record.title)):
         fields.append(("title", value))
     container_field = _CONTAINER_FIELDS.get(kind, "howpublished")
-    if container_field and record.container and (value := bibtex_escape(record.container)):
+    if container_field and record.container and (value := _escaped(record.container)):
         fields.append((container_field, value))
     if record.year is not None:
         fields.append(("year", str(record.year)))
-    if record.volume and (value := bibtex_escape(record.volume)):
+    if record.volume and (value := _escaped(record.volume)):
         fields.append(("volume", value))
-    if record.issue and (value := bibtex_escape(record.issue)):
+    if record.issue and (value := _escaped(record.issue)):
         fields.append(("number", value))
-    if record.pages and (value := _bibtex_pages(record.pages)):
+    if record.pages and (value := _bibtex_pages(record.pages, record.page_range)):
         fields.append(("pages", value))
-    if record.publisher and (value := bibtex_escape(record.publisher)):
+    if record.publisher and (value := _escaped(record.publisher)):
         fields.append(("school" if kind is _THESIS else "publisher", value))
-    doi = record.identifiers.doi
+    doi = record.doi
     if doi and (value := _bibtex_doi(doi)):
         fields.append(("doi", value))
-    if note and (value := bibtex_escape(note)):
+    if note and (value := _escaped(note)):
         fields.append(("note", value))
     return fields
 
@@ -586,7 +875,7 @@ def _bibtex_doi(doi: str) -> str:
     return _DOI_NOISE.sub("", doi)
 
 
-def _thesis_type(record: WorkRecord) -> str:
+def _thesis_type(record: _Work) -> str:
     """``mastersthesis`` when the record calls the work a master's thesis, else
     ``phdthesis``."""
     said = f"{record.container} {record.publisher} {record.title}".lower()
@@ -606,13 +895,26 @@ def bibtex_entry(record: WorkRecord, kind: WorkType | None = None, *, key: str =
     ``@phdthesis`` / ``@mastersthesis`` (the publisher as ``school``), anything else
     ``@misc``. The entry's key is ``key`` when it is usable (:func:`usable_key`), else
     :func:`bibtex_key`; a ``retracted`` work gets ``note = {Retracted}``."""
-    kind = kind or work_kind(record)
+    return _bibtex(_Work(record), kind or work_kind(record), key, retracted)
+
+
+def _bibtex(record: _Work, kind: WorkType, key: str, retracted: bool) -> str:
+    """:func:`bibtex_entry` of the record whose fields ``record`` holds."""
     entry_type = _thesis_type(record) if kind is _THESIS else \
         _BIBTEX_TYPES.get(kind, "misc")
-    fields = _bibtex_fields(record, kind, "Retracted" if retracted else "")
-    lines = [f"  {name} = {{{value}}}" for name, value in fields]
-    shown_key = key if usable_key(key) else bibtex_key(record)
-    return f"@{entry_type}{{{shown_key},\n" + ",\n".join(lines) + "\n}"
+    fields = _fields_of(record, kind, "Retracted" if retracted else "")
+    shown_key = key if usable_key(key) else _bibtex_key(record)
+    # "@type{key,\n", the lines "  name = {value}" joined by ",\n", then "\n}": the pieces
+    # joined once (a string built per line cost more).
+    parts = [f"@{entry_type}{{{shown_key},\n"]
+    for position, (name, value) in enumerate(fields):
+        parts.append(",\n  " if position else "  ")
+        parts.append(name)
+        parts.append(" = {")
+        parts.append(value)
+        parts.append("}")
+    parts.append("\n}")
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------------------------------
@@ -631,17 +933,14 @@ def correction_for(
     work when no record has one, and the title's form (:func:`shown_title`). ``key`` is
     the BibTeX key the input gave; ``retracted`` marks the work as retracted.
     """
-    # merge_records and the title shown, in one copy of the record.
-    changes = _merged_changes(record, others)
-    title = shown_title(citation.title, [r.title for r in (record, *others)])
-    if title != record.title:
-        changes["title"] = title
-    else:
-        changes.pop("title", None)
-    merged = _replaced(record, changes) if changes else record
-    kind = work_kind(merged, citation)
-    return Correction(apa=apa_reference(merged, kind, retracted=retracted),
-                      bibtex=bibtex_entry(merged, kind, key=key, retracted=retracted))
+    # merge_records and the title shown, as the fields the formatters read: no merged
+    # record is built.
+    merged = _completed(record, others)
+    merged.title = shown_title(citation.title, [r.title for r in (record, *others)])
+    kind = merged.kind(citation)
+    # Positional arguments (apa, bibtex): a Python __init__ called with keywords is
+    # handed them in a dictionary built per call.
+    return Correction(_apa(merged, kind, retracted), _bibtex(merged, kind, key, retracted))
 
 
 def correction_from_results(

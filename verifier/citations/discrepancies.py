@@ -297,11 +297,16 @@ def initials_display(given: str) -> str:
     """Initials for display, with periods: "John Ronald" -> "J. R.", "Jean-Paul" ->
     "J.-P.", "JA" (Vancouver) -> "J. A.", "M.R." -> "M. R."; "" for none."""
     parts: list[str] = []
-    for word in re.split(r"[\s.]+", given.strip()):
-        if not word:
-            continue
-        if word.isupper() and word.isalpha() and len(word) <= 3 and len(word) > 1:
-            parts.extend(f"{letter}." for letter in word)
+    # The words between runs of whitespace and periods, as re.split(r"[\s.]+") less its
+    # empty pieces gives them, without the re module's Python-level pattern look-up: the
+    # pattern's \s and str.split's whitespace are one set (property-tested).
+    for word in given.replace(".", " ").split():
+        if word.isalpha():
+            # A word of letters alone: split at hyphens, it is its one piece.
+            if word.isupper() and 1 < len(word) <= 3:
+                parts.extend(f"{letter}." for letter in word)
+            else:
+                parts.append(f"{word[0].upper()}.")
         else:
             pieces = [p for p in word.split("-") if p and p[0].isalpha()]
             if pieces:
