@@ -17,9 +17,8 @@ from verifier.citations.corrections import (
     bibtex_key,
     correction_for,
     correction_from_results,
-    merge_records,
-    work_kind,
 )
+from verifier.citations.merging import merge_records, work_kind
 from verifier.citations.models import (
     Author,
     Citation,

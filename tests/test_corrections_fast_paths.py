@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from verifier.citations import corrections as C
 from verifier.citations import discrepancies as D
+from verifier.citations import merging as M
 from verifier.citations.discrepancies import parse_pages
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
 from verifier.citations.normalize import normalize_title
@@ -118,7 +119,7 @@ def test_each_form_is_the_slow_paths(record: WorkRecord, kind: WorkType | None, 
     assert outcome(C.bibtex_entry, record, kind, key=key, retracted=retracted) == \
         outcome(slow.bibtex_entry, record, kind, key=key, retracted=retracted)
     assert outcome(C.bibtex_key, record) == outcome(slow.bibtex_key, record)
-    assert C.work_kind(record) == slow.work_kind(record)
+    assert M.work_kind(record) == slow.work_kind(record)
     for note in ("", "Retracted"):
         assert C._bibtex_fields(record, kind or WorkType.OTHER, note) == \
             slow._bibtex_fields(record, kind or WorkType.OTHER, note)
@@ -135,7 +136,7 @@ def test_each_form_is_the_slow_paths(record: WorkRecord, kind: WorkType | None, 
 @example("٣-٤")
 def test_a_page_range_is_parse_pages(pages: str) -> None:
     parsed = parse_pages(pages)
-    assert C._page_range(pages) == (None if parsed is None else (parsed.first, parsed.last))
+    assert M.page_range(pages) == (None if parsed is None else (parsed.first, parsed.last))
 
 
 @settings(max_examples=2000, deadline=None)

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from verifier.citations import corrections as C
 from verifier.citations import discrepancies as D
+from verifier.citations import merging as M
 from verifier.citations.checker import report_from_results
 from verifier.citations.models import (
     Author,
@@ -160,7 +161,7 @@ def slow_merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) ->
         container=_first_given([r.container for r in chain]),
         volume=_first_given([r.volume for r in chain]),
         issue=_first_given([r.issue for r in chain]),
-        pages=C._fuller_pages(pages, [r.pages for r in others]),
+        pages=M._fuller_pages(pages, [r.pages for r in others]),
         publisher=_first_given([r.publisher for r in chain]),
         editors=_first_given([r.editors for r in chain]),
         type=next((r.type for r in chain if r.type is not WorkType.UNKNOWN), WorkType.UNKNOWN),
@@ -263,7 +264,7 @@ def slow_correction_for(citation: Citation, record: WorkRecord,
     merged = slow_merge_records(record, others)
     merged = replace(merged, title=slow_shown_title(citation.title,
                                                     [r.title for r in (record, *others)]))
-    kind = C.work_kind(merged, citation)
+    kind = M.work_kind(merged, citation)
     return Correction(apa=C.apa_reference(merged, kind, retracted=retracted),
                       bibtex=C.bibtex_entry(merged, kind, key=key, retracted=retracted))
 
@@ -361,7 +362,7 @@ def test_merge_and_correction_are_the_slow_paths(
 ) -> None:
     citation, records = case
     record, others = records[0], records[1:]
-    assert C.merge_records(record, others) == slow_merge_records(record, others)
+    assert M.merge_records(record, others) == slow_merge_records(record, others)
     for retracted in (False, True):
         assert C.correction_for(citation, record, others, key="k", retracted=retracted) == \
             slow_correction_for(citation, record, others, key="k", retracted=retracted)
@@ -429,11 +430,11 @@ def test_a_record_replaced_is_dataclasses_replace(record: WorkRecord, other: Wor
                "identifiers": other.identifiers, "authors": other.authors}
     for count in range(len(changes) + 1):
         some = dict(list(changes.items())[:count])
-        assert C._replaced(record, some) == replace(record, **some)
+        assert M._replaced(record, some) == replace(record, **some)
     ids = {"doi": other.identifiers.doi, "isbn": ("9780000000002",), "pmid": "123"}
     for count in range(len(ids) + 1):
         some = dict(list(ids.items())[:count])
-        assert C._replaced(record.identifiers, some) == replace(record.identifiers, **some)
+        assert M._replaced(record.identifiers, some) == replace(record.identifiers, **some)
 
 
 @settings(max_examples=500)

@@ -4,8 +4,8 @@ Everything comes from the records, never from the citation being corrected (its 
 the ones in doubt), with one exception: the kind of work (article, book, chapter …) is
 taken from the citation when no record says. The best record (the most authoritative
 agreeing source) is completed field by field from the other agreeing records
-(:func:`merge_records`): Crossref may lack pages OpenAlex has, Open Library the DOI
-Crossref has.
+(:mod:`verifier.citations.merging`): Crossref may lack pages OpenAlex has, Open Library
+the DOI Crossref has.
 
 APA 7 (plain text, no italics)::
 
@@ -33,9 +33,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from operator import attrgetter
-from typing import Any, TypeVar
 
 from unidecode import unidecode
 
@@ -44,15 +41,13 @@ from verifier.value_memos import value_memo
 from .discrepancies import (
     APA_MAX_AUTHORS,
     initials_display,
-    pages_agree,
-    parse_pages,
     short_name,
 )
+from .merging import MergedWork, completed_work, work_kind
 from .models import (
     Author,
     Citation,
     Correction,
-    Identifiers,
     SourceResult,
     WorkRecord,
     WorkType,
@@ -62,286 +57,8 @@ from .verdict import agreeing_records
 
 # Enum members read through their class cost a descriptor call each (StrEnum, Python
 # 3.11); the paths run per citation read these module constants instead.
-_UNKNOWN, _OTHER = WorkType.UNKNOWN, WorkType.OTHER
 _ARTICLE, _BOOK, _CHAPTER = WorkType.ARTICLE, WorkType.BOOK, WorkType.CHAPTER
 _PROCEEDINGS, _REPORT, _THESIS = WorkType.PROCEEDINGS, WorkType.REPORT, WorkType.THESIS
-
-# ---------------------------------------------------------------------------------------
-# Completing the best record from the others
-
-
-def _fuller_pages(pages: str, others: Sequence[str]) -> str:
-    """``pages`` or, when it gives only a first page, another record's range that starts
-    on that page ("913" -> "913-918")."""
-    own = parse_pages(pages)
-    if own is None or own.last:
-        return pages
-    for other in others:
-        theirs = parse_pages(other)
-        if theirs is not None and theirs.last and pages_agree(theirs.first, own.first):
-            return other
-    return pages
-
-
-_GIVEN_FIELDS = ("title", "authors", "container", "volume", "issue", "publisher", "editors")
-"""The record fields a merge takes from another record when the record's is empty."""
-_GIVEN_IDENTIFIERS = ("doi", "isbn", "issn", "arxiv", "pmid", "pmcid")
-"""The identifiers a merge takes from another record when the record lacks them (never
-the URL)."""
-_get_given_fields = attrgetter(*_GIVEN_FIELDS)
-_get_given_identifiers = attrgetter(*_GIVEN_IDENTIFIERS)
-
-
-def merge_records(record: WorkRecord, others: Sequence[WorkRecord] = ()) -> WorkRecord:
-    """``record`` with every field it lacks (empty text, no authors, no year, unknown
-    type, missing identifier) taken from the first of ``others`` that has it; a lone
-    first page is completed from a range another record gives. Nothing ``record`` gives
-    is replaced."""
-    changes = _merged_changes(record, others)
-    return _replaced(record, changes) if changes else record
-
-
-def _merged_changes(record: WorkRecord, others: Sequence[WorkRecord]) -> dict[str, Any]:
-    """The fields :func:`merge_records` gives ``record`` that differ from its own (only
-    those: a copy is made only when something changes)."""
-    changes: dict[str, Any] = {}
-    if not others:
-        return changes
-    # The fields read at once (attrgetter) and the others only for the ones missing.
-    for name, value in zip(_GIVEN_FIELDS, _get_given_fields(record), strict=True):
-        if not value:
-            for other in others:
-                given = getattr(other, name)
-                if given:
-                    changes[name] = given
-                    break
-    if record.year is None:
-        for other in others:
-            if other.year is not None:
-                changes["year"] = other.year
-                break
-    if record.type is _UNKNOWN:
-        for other in others:
-            if other.type is not _UNKNOWN:
-                changes["type"] = other.type
-                break
-    pages = record.pages
-    if not pages:
-        for other in others:
-            if other.pages:
-                pages = other.pages
-                break
-    own = parse_pages(pages)
-    if own is not None and not own.last:  # only a first page: _fuller_pages may complete it
-        pages = _fuller_pages(pages, [o.pages for o in others])
-    if pages != record.pages:
-        changes["pages"] = pages
-    ids = record.identifiers
-    found: dict[str, Any] = {}
-    for name, value in zip(_GIVEN_IDENTIFIERS, _get_given_identifiers(ids), strict=True):
-        if not value:
-            for other in others:
-                given = getattr(other.identifiers, name)
-                if given:
-                    found[name] = given
-                    break
-    if found:
-        changes["identifiers"] = _replaced(ids, found)
-    return changes
-
-
-_Value = TypeVar("_Value", WorkRecord, Identifiers)
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """A value class's fields as :func:`_replaced` reads and sets them."""
-
-    positions: dict[str, int]
-    read: attrgetter[Any]
-
-
-_SHAPES = {
-    kind: _Shape({f.name: i for i, f in enumerate(fields(kind))},
-                 attrgetter(*(f.name for f in fields(kind))))
-    for kind in (WorkRecord, Identifiers)
-}
-
-
-def _replaced(value: _Value, changes: Mapping[str, Any]) -> _Value:
-    """``dataclasses.replace(value, **changes)`` without its per-field checks: every
-    field of a :class:`WorkRecord` or :class:`Identifiers` is an ``__init__`` argument,
-    in field order, so the value's fields with ``changes`` put in their places make the
-    same value."""
-    shape = _SHAPES[type(value)]
-    values = list(shape.read(value))
-    for name, given in changes.items():
-        values[shape.positions[name]] = given
-    return type(value)(*values)
-
-
-def work_kind(record: WorkRecord, citation: Citation | None = None) -> WorkType:
-    """The kind of work to format ``record`` as: the record's type, else the citation's,
-    else a guess from the fields (a container with editors: a chapter; with a volume,
-    issue or pages: an article; a publisher alone: a book)."""
-    return _kind(record.type, citation, record.container, bool(record.editors),
-                 record.publisher)
-
-
-def _kind(given: WorkType, citation: Citation | None, container: str, has_editors: bool,
-          publisher: str) -> WorkType:
-    """:func:`work_kind`'s rule over the fields it reads."""
-    if given is not _UNKNOWN:
-        return given
-    if citation is not None and citation.type is not _UNKNOWN:
-        return citation.type
-    if container and has_editors:
-        return _CHAPTER
-    if container:
-        return _ARTICLE
-    if publisher:
-        return _BOOK
-    return _OTHER
-
-
-class _Work:
-    """The fields of a record that the APA and BibTeX formatters read, each read once.
-
-    A plain class: compiled, its attributes are read and set without a lookup by name
-    (a :class:`WorkRecord`'s cost a generic attribute look-up each, and building one runs
-    its ``__init__`` as Python), so a correction reads the records' fields once and
-    formats from this."""
-
-    __slots__ = ("title", "authors", "year", "container", "volume", "issue", "pages",
-                 "page_range", "publisher", "editors", "type", "doi", "arxiv")
-
-    def __init__(self, record: WorkRecord) -> None:
-        self.title: str = record.title
-        self.authors: tuple[Author, ...] = record.authors
-        self.year: int | None = record.year
-        self.container: str = record.container
-        self.volume: str = record.volume
-        self.issue: str = record.issue
-        self.pages: str = record.pages
-        self.page_range: tuple[str, str] | None = _page_range(self.pages)
-        """:func:`_page_range` of ``pages`` (set with them: :meth:`set_pages`)."""
-        self.publisher: str = record.publisher
-        self.editors: tuple[Author, ...] = record.editors
-        self.type: WorkType = record.type
-        ids = record.identifiers
-        self.doi: str | None = ids.doi
-        self.arxiv: str | None = ids.arxiv
-
-    def set_pages(self, pages: str) -> None:
-        """``pages`` and their range in place of the record's."""
-        self.pages = pages
-        self.page_range = _page_range(pages)
-
-    def kind(self, citation: Citation | None = None) -> WorkType:
-        """:func:`work_kind` of the record these fields are."""
-        return _kind(self.type, citation, self.container, bool(self.editors),
-                     self.publisher)
-
-
-def _completed(record: WorkRecord, others: Sequence[WorkRecord]) -> _Work:
-    """The fields of :func:`merge_records` ``(record, others)`` that the formatters read,
-    without building the merged record: each field ``record`` lacks is taken from the
-    first of ``others`` that has it, by the same tests (property-tested against
-    :func:`merge_records`); the title too, though a correction replaces it."""
-    work = _Work(record)
-    if not others:
-        return work
-    if not work.title:
-        work.title = _first_text([o.title for o in others], work.title)
-    if not work.authors:
-        work.authors = _first_names([o.authors for o in others], work.authors)
-    if not work.container:
-        work.container = _first_text([o.container for o in others], work.container)
-    if not work.volume:
-        work.volume = _first_text([o.volume for o in others], work.volume)
-    if not work.issue:
-        work.issue = _first_text([o.issue for o in others], work.issue)
-    if not work.publisher:
-        work.publisher = _first_text([o.publisher for o in others], work.publisher)
-    if not work.editors:
-        work.editors = _first_names([o.editors for o in others], work.editors)
-    if work.year is None:
-        for other in others:
-            if other.year is not None:
-                work.year = other.year
-                break
-    if work.type is _UNKNOWN:
-        for other in others:
-            if other.type is not _UNKNOWN:
-                work.type = other.type
-                break
-    if not work.pages:
-        work.set_pages(_first_text([o.pages for o in others], work.pages))
-    own = work.page_range
-    if own is not None and not own[1]:  # only a first page: _fuller_pages may complete it
-        pages = _fuller_pages(work.pages, [o.pages for o in others])
-        if pages != work.pages:
-            work.set_pages(pages)
-    if not work.doi:
-        work.doi = _first_identifier([o.identifiers.doi for o in others], work.doi)
-    if not work.arxiv:
-        work.arxiv = _first_identifier([o.identifiers.arxiv for o in others], work.arxiv)
-    return work
-
-
-def _page_range(pages: str) -> tuple[str, str] | None:
-    """:func:`parse_pages` ``(pages)`` as (first, last): ("45", "67") for "45-67" or
-    "45-7", ("e24295", "") for "e24295", None for no page.
-
-    The forms records give nearly always ("45-67", "45", "e24295": ASCII digits, one
-    hyphen, an article number's "e") are read here without parse_pages's patterns and
-    its memo (property-tested against parse_pages). Such a text has no markup, label,
-    space, dot or other dash, and a last page that is all digits is written out in full
-    by the first page's leading digits, as _full_last_page does; a last page equal to the
-    first is no last page. Any other text is left to parse_pages."""
-    if not pages:
-        return None
-    if pages.isascii():
-        first, dash, last = pages.partition("-")
-        if dash:
-            if first.isdigit() and last.isdigit():
-                if len(last) < len(first):
-                    last = first[: len(first) - len(last)] + last
-                return first, "" if last == first else last
-        elif pages.isdigit() or (pages[:1] in _ARTICLE_NUMBER_LETTERS
-                                 and pages[1:].isdigit()):
-            return pages, ""
-    parsed = parse_pages(pages)
-    return None if parsed is None else (parsed.first, parsed.last)
-
-
-_ARTICLE_NUMBER_LETTERS = ("e", "E")
-
-
-def _first_text(texts: list[str], own: str) -> str:
-    """The first non-empty text of ``texts``, else ``own``."""
-    for text in texts:
-        if text:
-            return text
-    return own
-
-
-def _first_names(lists: list[tuple[Author, ...]], own: tuple[Author, ...]
-                 ) -> tuple[Author, ...]:
-    """The first non-empty list of names of ``lists``, else ``own``."""
-    for names in lists:
-        if names:
-            return names
-    return own
-
-
-def _first_identifier(values: list[str | None], own: str | None) -> str | None:
-    """The first given (non-empty) identifier of ``values``, else ``own``."""
-    for value in values:
-        if value:
-            return value
-    return own
-
 
 # ---------------------------------------------------------------------------------------
 # The title shown
@@ -534,7 +251,7 @@ def _apa_pages(first: str, last: str) -> str:
     return f"{first}–{last}" if last else first
 
 
-def _apa_journal(record: _Work) -> str:
+def _apa_journal(record: MergedWork) -> str:
     """The journal part, "Journal, 12(3), 45–67.", as far as the record gives it."""
     parts = [_cleaned(record.container)] if record.container else []
     volume = _cleaned(record.volume)
@@ -551,7 +268,7 @@ def _apa_journal(record: _Work) -> str:
     return _with_period(", ".join(parts)) if parts else ""
 
 
-def _apa_publisher(record: _Work) -> str:
+def _apa_publisher(record: MergedWork) -> str:
     """The publisher and a period, unless it is the (corporate) author: APA 7 omits it."""
     publisher = _cleaned(record.publisher)
     if not publisher:
@@ -565,7 +282,7 @@ def _apa_publisher(record: _Work) -> str:
     return _with_period(publisher)
 
 
-def _apa_in_book(record: _Work) -> str:
+def _apa_in_book(record: MergedWork) -> str:
     """A chapter's source: "In I. Editor (Ed.), Book (pp. 45–67). Publisher."."""
     pages = record.page_range
     span = ""
@@ -580,7 +297,7 @@ def _apa_in_book(record: _Work) -> str:
     return " ".join(p for p in (clause, _apa_publisher(record)) if p)
 
 
-def _apa_source(record: _Work, kind: WorkType) -> str:
+def _apa_source(record: MergedWork, kind: WorkType) -> str:
     if kind is _ARTICLE:
         return _apa_journal(record)
     if kind in (_CHAPTER, _PROCEEDINGS):
@@ -592,7 +309,7 @@ def _apa_source(record: _Work, kind: WorkType) -> str:
     return _apa_publisher(record)
 
 
-def _apa_link(record: _Work) -> str:
+def _apa_link(record: MergedWork) -> str:
     if record.doi:
         return f"https://doi.org/{record.doi}"
     if record.arxiv:
@@ -613,10 +330,10 @@ def apa_reference(record: WorkRecord, kind: WorkType | None = None, *,
     """``record`` as an APA 7 reference (plain text), formatted as ``kind`` (default: the
     record's type, see :func:`work_kind`); a ``retracted`` work's title is followed by
     "[Retracted]"."""
-    return _apa(_Work(record), kind or work_kind(record), retracted)
+    return _apa(MergedWork(record), kind or work_kind(record), retracted)
 
 
-def _apa(record: _Work, kind: WorkType, retracted: bool) -> str:
+def _apa(record: MergedWork, kind: WorkType, retracted: bool) -> str:
     """:func:`apa_reference` of the record whose fields ``record`` holds."""
     title = _cleaned(record.title)
     title = _with_period(f"{title} [Retracted]" if retracted else title)
@@ -777,10 +494,10 @@ def bibtex_key(record: WorkRecord) -> str:
     """``FamilyYearFirstword`` in ASCII ("Lanza2000Prospects"): the first author's family
     name (an organisation's first word; "Anon" for none), the year ("nd" for none) and the
     first word of the title that is not an article or a preposition."""
-    return _bibtex_key(_Work(record))
+    return _bibtex_key(MergedWork(record))
 
 
-def _bibtex_key(record: _Work) -> str:
+def _bibtex_key(record: MergedWork) -> str:
     """:func:`bibtex_key` of the record whose fields ``record`` holds."""
     first = _first_person(record.authors) or _first_person(record.editors)
     if first is None:
@@ -811,7 +528,7 @@ def _first_person(authors: Sequence[Author]) -> Author | None:
 
 
 def _bibtex_pages(pages: str, parsed: tuple[str, str] | None) -> str:
-    """The BibTeX pages field of ``pages``, whose :func:`_page_range` is ``parsed``."""
+    """The BibTeX pages field of ``pages``, whose :func:`page_range` is ``parsed``."""
     if parsed is None:
         return ""
     first, last = parsed
@@ -833,10 +550,10 @@ def _bibtex_fields(record: WorkRecord, kind: WorkType, note: str = ""
                    ) -> list[tuple[str, str]]:
     """(field, value) pairs, values already escaped; empty values left out (an empty
     field is not formatted at all: every formatter gives "" for "")."""
-    return _fields_of(_Work(record), kind, note)
+    return _fields_of(MergedWork(record), kind, note)
 
 
-def _fields_of(record: _Work, kind: WorkType, note: str) -> list[tuple[str, str]]:
+def _fields_of(record: MergedWork, kind: WorkType, note: str) -> list[tuple[str, str]]:
     """:func:`_bibtex_fields` of the record whose fields ``record`` holds."""
     fields: list[tuple[str, str]] = []
     if record.authors and (value := _bibtex_names(record.authors)):
@@ -875,7 +592,7 @@ def _bibtex_doi(doi: str) -> str:
     return _DOI_NOISE.sub("", doi)
 
 
-def _thesis_type(record: _Work) -> str:
+def _thesis_type(record: MergedWork) -> str:
     """``mastersthesis`` when the record calls the work a master's thesis, else
     ``phdthesis``."""
     said = f"{record.container} {record.publisher} {record.title}".lower()
@@ -895,10 +612,10 @@ def bibtex_entry(record: WorkRecord, kind: WorkType | None = None, *, key: str =
     ``@phdthesis`` / ``@mastersthesis`` (the publisher as ``school``), anything else
     ``@misc``. The entry's key is ``key`` when it is usable (:func:`usable_key`), else
     :func:`bibtex_key`; a ``retracted`` work gets ``note = {Retracted}``."""
-    return _bibtex(_Work(record), kind or work_kind(record), key, retracted)
+    return _bibtex(MergedWork(record), kind or work_kind(record), key, retracted)
 
 
-def _bibtex(record: _Work, kind: WorkType, key: str, retracted: bool) -> str:
+def _bibtex(record: MergedWork, kind: WorkType, key: str, retracted: bool) -> str:
     """:func:`bibtex_entry` of the record whose fields ``record`` holds."""
     entry_type = _thesis_type(record) if kind is _THESIS else \
         _BIBTEX_TYPES.get(kind, "misc")
@@ -935,7 +652,7 @@ def correction_for(
     """
     # merge_records and the title shown, as the fields the formatters read: no merged
     # record is built.
-    merged = _completed(record, others)
+    merged = completed_work(record, others)
     merged.title = shown_title(citation.title, [r.title for r in (record, *others)])
     kind = merged.kind(citation)
     # Positional arguments (apa, bibtex): a Python __init__ called with keywords is
