@@ -502,9 +502,10 @@ def bibtex_key(record: WorkRecord) -> str:
 
 
 def _first_person(authors: Sequence[Author]) -> Author | None:
-    """The first author with a family name or a literal, None for none."""
+    """The first author with a family name or a literal that is more than blanks, None
+    for none."""
     for author in authors:
-        if author.family or author.literal:
+        if author.family or author.literal.strip():
             return author
     return None
 

@@ -347,6 +347,10 @@ def test_bibtex_keys() -> None:
     assert bibtex_key(replace(WHO, year=2013)) == "World2013Global"
     assert bibtex_key(_record(title="On the origin of species")) == "AnonndOrigin"
     assert bibtex_key(replace(LANZA, authors=(Author("D'Elia", "L."),))) == ("DElia1999Prospects")
+    # An organisation whose name is only blanks is no name: the next author's is taken.
+    blank = (Author(literal="  "), Author("Lanza", "R. P."))
+    assert bibtex_key(replace(LANZA, authors=blank)) == "Lanza1999Prospects"
+    assert bibtex_key(replace(LANZA, authors=(Author(literal=" "),))) == "Anon1999Prospects"
 
 
 def test_bibtex_escapes_latex_specials_and_keeps_braces_balanced() -> None:
