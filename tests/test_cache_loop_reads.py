@@ -17,7 +17,7 @@ from verifier.errors import UnexpectedStatus
 from verifier.http import cache as cache_module
 from verifier.http import client as client_module
 from verifier.http.cache import UNDECIDED, ResponseCache
-from verifier.http.client import CachePolicy, PacedClient
+from verifier.http.client import NOT_CACHED, CachePolicy, Fetched, PacedClient
 from verifier.http.gate import SourceGate
 from verifier.http.mock import MockTransport
 from verifier.http.policy import RateClass, RateHint, SourcePolicy
@@ -216,20 +216,20 @@ async def test_identical_requests_share_one_worker_cache_read(
 
 
 @pytest.mark.asyncio
-async def test_fetch_now_answers_from_the_cache_or_says_none_without_sending(
+async def test_fetch_now_answers_from_the_cache_or_says_not_cached_without_sending(
     cache: ResponseCache,
 ) -> None:
     client, transport = make_client(cache)
     reader = CountingReader()
-    assert client.fetch_now(HttpRequest("/works/1"), reader) is None  # a miss: nothing sent
+    assert client.fetch_now(HttpRequest("/works/1"), reader) is NOT_CACHED  # nothing sent
     assert transport.sent == []
     await cache.put("svc", HttpRequest("/works/2").cache_key(), RESPONSE, DAY,
                     origin="http://svc.test")
     on_disk = client.fetch_now(HttpRequest("/works/2"), reader)
-    assert on_disk is not None
+    assert isinstance(on_disk, Fetched)
     assert (on_disk.value, on_disk.cached, on_disk.requests) == ("an answer", True, 0)
     remembered = client.fetch_now(HttpRequest("/works/2"), reader)
-    assert remembered is not None and remembered.value == "an answer"
+    assert isinstance(remembered, Fetched) and remembered.value == "an answer"
     assert reader.reads == 1  # the second came from the memo
     assert client.gate.stats.cache_hits == 2 and transport.sent == []
 
@@ -264,10 +264,27 @@ async def test_fetch_now_reads_nothing_when_the_cache_is_not_to_be_read(
 async def test_a_miss_tried_at_once_then_fetched_is_counted_once(cache: ResponseCache) -> None:
     client, transport = make_client(cache)
     reader = CountingReader()
-    assert client.fetch_now(HttpRequest("/works/1"), reader) is None
-    await client.fetch(HttpRequest("/works/1"), asyncio.get_running_loop().time() + 5, reader)
+    assert client.fetch_now(HttpRequest("/works/1"), reader) is NOT_CACHED
+    await client.fetch(HttpRequest("/works/1"), asyncio.get_running_loop().time() + 5, reader,
+                       cache_missed=True)
     stats = await cache.stats()
     assert (stats.misses, stats.hits, len(transport.sent)) == (1, 0, 1)
+
+
+@pytest.mark.asyncio
+async def test_a_fetch_told_of_a_miss_still_takes_what_was_remembered_since(
+    cache: ResponseCache,
+) -> None:
+    client, transport = make_client(cache)
+    reader = CountingReader()
+    request = HttpRequest("/works/1")
+    due = asyncio.get_running_loop().time() + 5
+    assert client.fetch_now(request, reader) is NOT_CACHED
+    await client.fetch(request, due, reader)  # another caller fetched and stored it meanwhile
+    again = await client.fetch(request, due, reader, cache_missed=True)
+    # The memo's answer (the mock answers with the path), not a second request.
+    assert (again.value, again.cached, again.requests) == ("/works/1", True, 0)
+    assert len(transport.sent) == 1 and reader.reads == 1
 
 
 @pytest.mark.asyncio

@@ -93,7 +93,7 @@ async def test_a_cached_first_answer_is_not_read_again_for_its_follow_up(
 async def test_a_query_the_cache_cannot_start_is_fetched_whole(cache: ResponseCache) -> None:
     client, adapter, transport = source_client(cache)
     pending = client.query_now(IDS)
-    assert pending == PendingQuery(IDS)
+    assert pending == PendingQuery(IDS, None, missed=True)
     answer = await client.finish(pending, asyncio.get_running_loop().time() + 5)
     assert (answer.requests, answer.cached) == (2, False)
     assert [s.request.path for s in transport.sent] == ["/ids", "/records"]
@@ -110,3 +110,47 @@ async def test_a_query_the_cache_holds_whole_is_answered_at_once(cache: Response
     assert ([c.title for c in answer.candidates], answer.requests, answer.cached) == (
         ["Kept"], 0, True)
     assert transport.sent == []
+
+
+def disk_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys the cache looks up on the loop's thread, in order, from now on."""
+    keys: list[str] = []
+    original = ResponseCache._select_on_loop
+
+    def counted(reader: object, key: str) -> object:
+        keys.append(key)
+        return original(reader, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ResponseCache, "_select_on_loop", staticmethod(counted))
+    return keys
+
+
+@pytest.mark.asyncio
+async def test_a_miss_is_looked_up_on_the_disk_once(
+    cache: ResponseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = disk_reads(monkeypatch)
+    client, _adapter, transport = source_client(cache)
+    pending = client.query_now(IDS)
+    assert pending == PendingQuery(IDS, None, missed=True)
+    await client.finish(pending, asyncio.get_running_loop().time() + 5)
+    # The search: looked up at once, then fetched without a second look. Its follow-up:
+    # looked up by the fetch (nothing had looked for it before).
+    assert [key.endswith(IDS.cache_key()) for key in reads] == [True, False]
+    assert reads[1].endswith(RECORDS.cache_key())
+    assert [s.request.path for s in transport.sent] == ["/ids", "/records"]
+    assert (await cache.stats()).misses == 2
+
+
+@pytest.mark.asyncio
+async def test_a_follow_up_missed_at_once_is_not_looked_up_again(
+    cache: ResponseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await cache.put("ids", IDS.cache_key(), HttpResponse(200, b"ids"), DAY, origin=ORIGIN)
+    reads = disk_reads(monkeypatch)
+    client, _adapter, transport = source_client(cache)
+    pending = client.query_now(IDS)
+    assert isinstance(pending, PendingQuery) and pending.first is not None and pending.missed
+    await client.finish(pending, asyncio.get_running_loop().time() + 5)
+    assert len(reads) == 2  # the search (a hit) and its follow-up (a miss), once each
+    assert [s.request.path for s in transport.sent] == ["/records"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from adapters.base import Identity, SourceAdapter
 from verifier.errors import SourceError
-from verifier.http.client import Fetched, PacedClient
+from verifier.http.client import NOT_CACHED, Fetched, PacedClient
 from verifier.http.deadline import Deadline
 from verifier.http.policy import RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
@@ -58,10 +58,14 @@ class SourceAnswer:
 class PendingQuery:
     """A query the cache could not wholly answer at once: what :meth:`SourceClient.finish`
     still has to fetch. ``first`` is the first answer when the cache held it and only its
-    follow-up is left (so that answer is neither read nor counted twice)."""
+    follow-up is left (so that answer is neither read nor counted twice). ``missed``: the
+    cache was read for what is left to fetch (the request, or the follow-up after
+    ``first``) and had nothing (:data:`~verifier.http.client.NOT_CACHED`), so the fetch
+    does not read the disk again."""
 
     request: HttpRequest
     first: Fetched[SourceAnswer] | None = None
+    missed: bool = False
 
 
 class AdapterReader:
@@ -99,14 +103,14 @@ class SourceClient:
         """The answer to ``request`` when the cache holds it, follow-up included
         (:meth:`PacedClient.fetch_now`); else what is left to :meth:`finish`."""
         first = self.client.fetch_now(request, self.reader)
-        if first is None:
-            return PendingQuery(request)
+        if not isinstance(first, Fetched):  # not at once (None), or NOT_CACHED
+            return PendingQuery(request, None, first is NOT_CACHED)
         follow_up = first.value.follow_up
         if follow_up is None:
             return QueryResult(first.value.candidates, 0, True)
         second = self.client.fetch_now(follow_up, self.reader)
-        if second is None:
-            return PendingQuery(request, first)
+        if not isinstance(second, Fetched):
+            return PendingQuery(request, first, second is NOT_CACHED)
         return QueryResult(second.value.candidates, 0, True)
 
     async def query(self, request: HttpRequest, deadline: float | Deadline) -> QueryResult:
@@ -121,12 +125,15 @@ class SourceClient:
         """:meth:`query`, from where :meth:`query_now` left off."""
         first = pending.first
         if first is None:
-            first = await self.client.fetch(pending.request, deadline, self.reader)
+            first = await self.client.fetch(pending.request, deadline, self.reader,
+                                            cache_missed=pending.missed)
         follow_up = first.value.follow_up
         if follow_up is None:
             return QueryResult(first.value.candidates, first.requests, first.cached)
         try:
-            second = await self.client.fetch(follow_up, deadline, self.reader)
+            second = await self.client.fetch(
+                follow_up, deadline, self.reader,
+                cache_missed=pending.missed and pending.first is not None)
         except SourceError as exc:
             exc.requests += first.requests
             raise

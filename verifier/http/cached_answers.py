@@ -105,12 +105,9 @@ class CachedAnswers:
         :data:`UNDECIDED` when only the cache's worker thread can tell. ``key`` is the
         request's cache key, ``flight`` its :func:`flight_key` with ``reader``. Asked
         only where the client's policy reads the cache (None without a cache)."""
-        memo = self._memo
-        remembered = memo.get(flight)
+        remembered = self.remembered(flight)
         if remembered is not None:
-            memo.move_to_end(flight)
-            self._gate.stats.cache_hits += 1
-            return Fetched(remembered[0], remembered[1], 0, True)
+            return remembered
         cache = self._cache
         if cache is None:
             return None
@@ -118,6 +115,17 @@ class CachedAnswers:
         if found is UNDECIDED or found is None:
             return found
         return self.read(request, found, reader, flight)
+
+    def remembered(self, flight: str) -> Fetched[Any] | None:
+        """The answer remembered for ``flight`` (counted a cache hit), else None: the memo
+        alone, never the disk (for a caller that has just read the disk and missed)."""
+        memo = self._memo
+        remembered = memo.get(flight)
+        if remembered is None:
+            return None
+        memo.move_to_end(flight)
+        self._gate.stats.cache_hits += 1
+        return Fetched(remembered[0], remembered[1], 0, True)
 
     def read(self, request: HttpRequest, response: HttpResponse, reader: Reader[T],
              flight: str) -> Fetched[T] | None:

@@ -43,7 +43,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from verifier.errors import (
     BudgetSpent,
@@ -71,6 +71,20 @@ from .retry import backoff_delay, parse_retry_after
 from .transport import HttpRequest, HttpResponse, Transport
 
 T = TypeVar("T")
+
+class _NotCached:
+    """The type of :data:`NOT_CACHED`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_CACHED"
+
+
+NOT_CACHED: Final = _NotCached()
+""":meth:`PacedClient.fetch_now`'s answer when the cache was read and holds no answer it
+can give: the :meth:`~PacedClient.fetch` that follows, told so (``cache_missed``), does
+not read the disk again."""
 
 MEMO_SIZE = 1024
 """Decoded answers each client keeps in memory in front of the disk cache (least recently
@@ -191,40 +205,54 @@ class PacedClient:
         self._loop = asyncio.get_running_loop()
 
     async def fetch(
-        self, request: HttpRequest, deadline: float | Deadline, reader: ResponseReader[T]
+        self, request: HttpRequest, deadline: float | Deadline, reader: ResponseReader[T],
+        *, cache_missed: bool = False,
     ) -> Fetched[T]:
         """``reader``'s value for ``request``; raises SourceError, whose text never holds
         a credential (:func:`~verifier.http.redact.redact`, with the request's keys).
 
         ``deadline`` is a loop time, or a :class:`~verifier.http.deadline.Deadline` whose
-        clock stops while the request only queues for our own limits."""
+        clock stops while the request only queues for our own limits. ``cache_missed``
+        says :meth:`fetch_now` has just answered :data:`NOT_CACHED` for this request: the
+        disk cache is not read again (the memo of answers still is, and a flight in the
+        air is still joined), as if this read were that one."""
         due = as_deadline(deadline)
         try:
             with due.request():
-                return await self._fetch_shared(request, due, reader)
+                return await self._fetch_shared(request, due, reader, cache_missed)
         except SourceError as exc:
             _redact_error(exc, request.secrets())
             raise
 
-    def fetch_now(self, request: HttpRequest, reader: ResponseReader[T]) -> Fetched[T] | None:
+    def fetch_now(
+        self, request: HttpRequest, reader: ResponseReader[T]
+    ) -> Fetched[T] | _NotCached | None:
         """``reader``'s value for ``request`` when the cache can give it at once (the
-        decoded answers in memory, or the disk cache read on this thread), else None:
-        then :meth:`fetch` it. Never waits, never sends, never raises; a hit is counted
-        as :meth:`fetch` counts it, a miss is left to the :meth:`fetch` that follows. For
-        callers that would otherwise start a task only to read the cache."""
+        decoded answers in memory, or the disk cache read on this thread);
+        :data:`NOT_CACHED` when the cache was read and cannot give it (a miss, counted,
+        or an entry the reader refuses); None when it could not be read at once or is not
+        to be read. After either, :meth:`fetch` it (with ``cache_missed=True`` after
+        :data:`NOT_CACHED`). Never waits, never sends, never raises; a hit is counted as
+        :meth:`fetch` counts it. For callers that would otherwise start a task only to
+        read the cache."""
         if self._cache is None or not self._cache_policy.read:
             return None
         key = request.cache_key()
-        found = self._answers.now(request, key, _flight_key(reader, key), reader, False)
+        found = self._answers.now(request, key, _flight_key(reader, key), reader, True)
+        if found is None:
+            return NOT_CACHED
         return None if found is UNDECIDED else found
 
     async def _fetch_shared(
-        self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T]
+        self, request: HttpRequest, deadline: Deadline, reader: ResponseReader[T],
+        cache_missed: bool,
     ) -> Fetched[T]:
         key = request.cache_key()
         flight = _flight_key(reader, key)
-        cached = (self._answers.now(request, key, flight, reader, True)
-                  if self._cache is not None and self._cache_policy.read else None)
+        cached: Fetched[T] | None | Any = None
+        if self._cache is not None and self._cache_policy.read:
+            cached = (self._answers.remembered(flight) if cache_missed
+                      else self._answers.now(request, key, flight, reader, True))
         if cached is not None and cached is not UNDECIDED:
             return cached
         read_disk = cached is UNDECIDED  # read on the worker, inside the flight
