@@ -40,9 +40,9 @@ from walters_wilder import (
     DEFAULT_DATA,
     Labelled,
     engine_settings,
-    exit_on_sigterm,
     open_world,
     read_citations,
+    run_bench,
     world_corpus,
 )
 
@@ -308,8 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "the file exists")
     parser.add_argument("--json", type=result_file, help="write the result file here")
     args = parser.parse_args(argv)
-    exit_on_sigterm()
-    result = asyncio.run(run(args))
+    result = run_bench("plans", run(args))
+    if result is None:
+        return 1
     if args.json:
         write_result(args.json, result)
     return 0

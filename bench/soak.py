@@ -48,7 +48,7 @@ from typing import Any
 
 import orjson
 from bench_args import result_file, write_result
-from walters_wilder import DEFAULT_DATA, exit_on_sigterm, read_citations, world_corpus
+from walters_wilder import DEFAULT_DATA, read_citations, run_bench, world_corpus
 
 from verifier.settings import KEY_ENV_VARS, SOURCE_NAMES
 from verifier.world.faults import FAULTS
@@ -336,8 +336,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    exit_on_sigterm()
-    result = asyncio.run(soak(args))
+    result = run_bench("soak", soak(args))
+    if result is None:
+        return 1
     report(result)
     if args.json:
         write_result(args.json, result)

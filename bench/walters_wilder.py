@@ -629,8 +629,9 @@ def run_bench(command: str, main: Coroutine[Any, Any, _Result],
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    exit_on_sigterm()
-    result = asyncio.run(main_async(args))
+    result = run_bench("walters-wilder", main_async(args))
+    if result is None:
+        return 1
     if args.json:
         write_result(args.json, result)
     return 0
