@@ -365,7 +365,11 @@ def test_interrupt_keeps_the_output_and_resume_finishes_it(
     while time.monotonic() < deadline and not (out.exists() and out.read_bytes().count(b"\n")):
         time.sleep(0.05)
     process.send_signal(signal_number)
-    _, err = process.communicate(timeout=30)
+    # stdin stays open until the process ends. communicate() closes it, which ends the
+    # input: on a loaded machine the run could then finish before it handled the signal,
+    # and exit as a finished run.
+    process.wait(timeout=30)
+    _, err = process.communicate()
     assert process.returncode == 130, err.decode()
     assert b"Interrupted after" in err and b"--resume" in err
     written = output_lines(out)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import sys
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -196,8 +197,19 @@ def _resolved(path: Path, raw: BinaryIO, fmt: str) -> Iterator[tuple[str, Binary
 @contextmanager
 def _open_binary(path: Path) -> Iterator[BinaryIO]:
     if path == STDIN:
-        # Not closed: stdin belongs to the process, not to this reader.
-        yield sys.stdin.buffer
+        # Standard input is read through a reader of its own on a duplicate of the
+        # descriptor, never through sys.stdin: the CLI reads it on a daemon thread, and a
+        # daemon thread blocked in a read holds its reader's lock. At interpreter exit
+        # (Ctrl-C while the input is still open) Python closes sys.stdin, could not take
+        # that lock and aborted ("Fatal Python error: _enter_buffered_busy"). Its own
+        # reader is left alone. Closing it closes the duplicate, not the process's stdin.
+        try:
+            descriptor = os.dup(sys.stdin.fileno())
+        except (AttributeError, OSError, ValueError):  # no descriptor (a replaced stdin)
+            yield sys.stdin.buffer
+            return
+        with os.fdopen(descriptor, "rb") as stream:
+            yield stream
         return
     with path.open("rb") as stream:
         yield stream
