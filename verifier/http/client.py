@@ -72,6 +72,7 @@ from .transport import HttpRequest, HttpResponse, Transport
 
 T = TypeVar("T")
 
+
 class _NotCached:
     """The type of :data:`NOT_CACHED`."""
 
