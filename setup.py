@@ -1,14 +1,15 @@
 """Build hook: compiles the warm path's pure modules (``native-modules.txt``) to C
-extensions with mypyc, which translates type-checked Python into C. Metadata lives in
+extensions with mypyc, which translates type-checked Python into C, and builds the CRF
+parser's decoder (``verifier/citations/parsing/crf/_decode.c``). Metadata lives in
 pyproject.toml; this file adds only the extensions.
 
-``VERIFIER_PURE_PYTHON=1`` at install builds none: every module then runs as plain Python,
-with the same results, only slower."""
+``VERIFIER_PURE_PYTHON=1`` at install builds none: every module then runs as plain Python
+and the CRF labels through python-crfsuite, with the same results, only slower."""
 
 import os
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 HERE = Path(__file__).parent
 
@@ -23,12 +24,18 @@ def ext_modules() -> list:
         return []
     from mypyc.build import mypycify
 
+    # The CRF parser's decoder, plain C (see verifier/citations/parsing/crf/decode.py).
+    decoder = Extension("verifier.citations.parsing.crf._decode",
+                        ["verifier/citations/parsing/crf/_decode.c"])
+
     # The build environment holds only the build requirements, so the libraries these
     # modules import are typed as Any here (the type check proper is `make typecheck`).
-    return mypycify(["--ignore-missing-imports", "--no-warn-return-any", "--allow-subclassing-any",
-                     "--allow-untyped-calls", "--allow-untyped-decorators",
-                     "--no-warn-unused-ignores", *native_modules()],
-                    opt_level="3", debug_level="0", group_name="verifier_native")
+    compiled = mypycify(["--ignore-missing-imports", "--no-warn-return-any",
+                         "--allow-subclassing-any", "--allow-untyped-calls",
+                         "--allow-untyped-decorators", "--no-warn-unused-ignores",
+                         *native_modules()],
+                        opt_level="3", debug_level="0", group_name="verifier_native")
+    return [decoder, *compiled]
 
 
 setup(ext_modules=ext_modules())

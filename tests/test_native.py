@@ -45,3 +45,12 @@ def test_a_compiled_module_without_its_source_or_outside_the_packages_is_not_loo
     _file(tmp_path / "other" / f"thing{SO}", 100)
     _file(tmp_path / "other" / "thing.py", 200)
     assert stale_extensions(tmp_path) == []
+
+
+def test_an_extension_written_in_c_is_stale_when_its_c_source_is_newer(tmp_path: Path) -> None:
+    _file(tmp_path / f"verifier_native__mypyc{SO}", 100)
+    decoder = _file(tmp_path / "verifier" / "citations" / f"_decode{SO}", 100)
+    source = _file(tmp_path / "verifier" / "citations" / "_decode.c", 200)
+    assert stale_extensions(tmp_path) == [decoder]
+    os.utime(source, (50, 50))
+    assert stale_extensions(tmp_path) == []

@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import asyncio, threading
 import pycrfsuite
+from verifier.citations.parsing.crf import model_file
 
 opened_on = []
 
@@ -21,7 +22,14 @@ class Recording(pycrfsuite.Tagger):
         opened_on.append(threading.get_ident())
         return super().open(*args)
 
-pycrfsuite.Tagger = Recording  # the model imports the library when it opens it
+pycrfsuite.Tagger = Recording  # a pure-Python install opens the model with the library
+read_model = model_file.read_model
+
+def recording_read(path):
+    opened_on.append(threading.get_ident())
+    return read_model(path)
+
+model_file.read_model = recording_read  # a compiled one reads its tables
 import verifier.api
 from verifier import Settings, Verifier
 from verifier.citations.parsing import is_warm

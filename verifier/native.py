@@ -43,7 +43,10 @@ def stale_extensions(tree: Path) -> list[Path]:
     stale = []
     for package in sorted(_PACKAGES):
         for extension in sorted((tree / package).rglob("*.so")):
-            source = extension.with_name(extension.name.split(".", 1)[0] + _SUFFIX)
+            stem = extension.name.split(".", 1)[0]
+            source = extension.with_name(stem + _SUFFIX)
+            if not source.exists():  # an extension written in C (the CRF decoder)
+                source = extension.with_name(stem + ".c")
             if (source.exists()
                     and source.stat().st_mtime > max(extension.stat().st_mtime, built)):
                 stale.append(extension)

@@ -6,29 +6,40 @@ from collections.abc import Sequence
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from . import model_file
 from .features import featurize
 from .tokens import Token
-
-if TYPE_CHECKING:
-    import pycrfsuite
 
 MODEL_PATH = Path(__file__).parent / "model" / "parser.crfsuite"
 """The trained model (written by ``bench/train_parser.py``; package data)."""
 
 
-@cache
-def tagger() -> pycrfsuite.Tagger:
-    """The model, opened once per process (on first use, if :func:`warm_up` has not
-    opened it). Raises ``OSError`` when the file is missing. The CRF library is imported
-    here, not with the parser: a run whose parses all come from the parse store never
-    loads it."""
-    import pycrfsuite
+class Tagging(Protocol):
+    """What labels a reference: ``tag`` as ``pycrfsuite.Tagger.tag``."""
 
-    loaded = pycrfsuite.Tagger()
-    loaded.open(str(MODEL_PATH))
-    return loaded
+    def tag(self, xseq: list[list[str]]) -> list[str]: ...
+
+
+@cache
+def tagger() -> Tagging:
+    """The model, opened once per process (on first use, if :func:`warm_up` has not
+    opened it): its tables with the C decoder (:mod:`.decode`), or, in an install
+    without compiled extensions, python-crfsuite's tagger, which labels alike. Raises
+    ``OSError`` when the file is missing. The CRF library is imported here, not with the
+    parser: a run whose parses all come from the parse store never loads it."""
+    try:
+        from .decode import TableTagger
+
+        return TableTagger(model_file.read_model(MODEL_PATH))
+    except ImportError:  # no _decode: a pure-Python install
+        import pycrfsuite
+
+        loaded = pycrfsuite.Tagger()
+        loaded.open(str(MODEL_PATH))
+        labelling: Tagging = loaded
+        return labelling
 
 
 def is_loaded() -> bool:

@@ -1,0 +1,142 @@
+"""The CRF parser's C decoder (``crf/_decode.c`` over the tables ``crf/model_file.py``
+reads) labels exactly as python-crfsuite's tagger does with the same model: on every
+text of the parsing gold data, and on feature lists made up to hit what a reference
+rarely has (unknown features, repeats, tokens with no known feature, one token)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from array import array
+from pathlib import Path
+
+import pycrfsuite
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier.citations.parsing.crf import features as crf_features
+from verifier.citations.parsing.crf.decode import TableTagger
+from verifier.citations.parsing.crf.features import featurize
+from verifier.citations.parsing.crf.model import MODEL_PATH, tagger
+from verifier.citations.parsing.crf.model_file import ModelTables, read_model
+from verifier.citations.parsing.crf.parse import author_end
+from verifier.citations.parsing.crf.tokens import tokenize
+from verifier.citations.parsing.text import prepare
+from verifier.native import is_compiled
+
+GOLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "parsing_gold"
+
+
+@pytest.fixture(scope="module")
+def library() -> pycrfsuite.Tagger:
+    opened = pycrfsuite.Tagger()
+    opened.open(str(MODEL_PATH))
+    return opened
+
+
+@pytest.fixture(scope="module")
+def tables() -> ModelTables:
+    return read_model(MODEL_PATH)
+
+
+@pytest.fixture(scope="module")
+def decoder(tables: ModelTables) -> TableTagger:
+    pytest.importorskip("verifier.citations.parsing.crf._decode")
+    return TableTagger(tables)
+
+
+def test_a_compiled_install_labels_with_the_c_decoder() -> None:
+    if not is_compiled(crf_features):
+        pytest.skip("a pure-Python install labels through python-crfsuite")
+    importlib.import_module("verifier.citations.parsing.crf._decode")
+    assert isinstance(tagger(), TableTagger)
+
+
+def test_the_tables_hold_the_models_labels_attributes_and_weights(
+        library: pycrfsuite.Tagger, tables: ModelTables) -> None:
+    info = library.info()
+    assert list(tables.labels) == library.labels()
+    assert set(tables.attributes) == set(info.attributes)
+    width = len(tables.labels)
+    label_id = {name: n for n, name in enumerate(tables.labels)}
+    attribute_id = {name: n for n, name in enumerate(tables.attributes)}
+    state = {(attribute_id[a], label_id[lab]): w for (a, lab), w in info.state_features.items()}
+    # The library's dump prints weights to six decimals; the file holds them exactly.
+    assert all(abs(tables.state_weights[a * width + lab] - w) <= 5e-7
+               for (a, lab), w in state.items())
+    assert sum(1 for w in tables.state_weights if w != 0.0) == len(state)
+    moves = {(label_id[a], label_id[b]): w for (a, b), w in info.transitions.items()}
+    assert all(abs(tables.transitions[a * width + b] - w) <= 5e-7
+               for (a, b), w in moves.items())
+    assert len(tables.state_weights) == len(tables.attributes) * width
+
+
+def _gold_texts() -> list[str]:
+    if not GOLD.is_dir():
+        pytest.skip(f"parsing_gold not available: {GOLD}")
+    texts: list[str] = []
+    for name in ("anystyle_dev.jsonl", "grobid_dev.jsonl"):
+        with (GOLD / name).open(encoding="utf-8") as handle:
+            texts.extend(json.loads(line)["text"] for line in handle if line.strip())
+    return texts
+
+
+def test_every_gold_reference_gets_the_librarys_labels(
+        library: pycrfsuite.Tagger, decoder: TableTagger) -> None:
+    texts = _gold_texts()
+    differ = []
+    for text in texts:
+        prepared = prepare(text)
+        xseq = featurize(tokenize(prepared), author_end(prepared))
+        if decoder.tag(xseq) != library.tag(xseq):
+            differ.append(text)
+    assert len(texts) > 8000
+    assert differ == []
+
+
+_FEATURE = st.one_of(st.sampled_from(["w=smith", "s=Xx", "year", "first", "last", "L=pub",
+                                      "-1:w=.", "1:c=year", "in_quote", "pos=0"]),
+                     st.text(max_size=8))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_FEATURE, max_size=12), max_size=25), st.data())
+def test_made_up_feature_lists_get_the_librarys_labels(
+        library: pycrfsuite.Tagger, decoder: TableTagger, tables: ModelTables,
+        xseq: list[list[str]], data: st.DataObject) -> None:
+    # Mix in real attributes, repeated, so the scores are not all from a few features.
+    known = data.draw(st.lists(st.sampled_from(tables.attributes), max_size=40))
+    for n, feature in enumerate(known):
+        if xseq:
+            xseq[n % len(xseq)].append(feature)
+    assert decoder.tag(xseq) == library.tag(xseq)
+
+
+def test_no_tokens_no_labels(decoder: TableTagger) -> None:
+    assert decoder.tag([]) == []
+
+
+def test_the_decoder_refuses_tables_that_do_not_fit_and_items_that_are_not_lists(
+        decoder: TableTagger, tables: ModelTables) -> None:
+    from verifier.citations.parsing.crf import _decode  # type: ignore[attr-defined]
+
+    with pytest.raises(ValueError, match="label count"):
+        _decode.decode([["year"]], {}, tables.state_weights, array("d", [0.0]), 26)
+    with pytest.raises(TypeError, match="token 0"):
+        _decode.decode([("year",)], {}, tables.state_weights, tables.transitions, 26)
+    with pytest.raises(ValueError, match="out of range"):
+        _decode.decode([["x"]], {"x": len(tables.attributes)}, tables.state_weights,
+                       tables.transitions, 26)
+
+
+def test_a_file_that_is_not_a_model_is_named_in_the_error(tmp_path: Path) -> None:
+    broken = tmp_path / "parser.crfsuite"
+    broken.write_bytes(b"lCRF" + bytes(20))
+    with pytest.raises(ValueError, match="parser.crfsuite"):
+        read_model(broken)
+    broken.write_bytes(MODEL_PATH.read_bytes()[:5000])  # cut short
+    with pytest.raises(ValueError, match="parser.crfsuite"):
+        read_model(broken)
+    with pytest.raises(OSError):
+        read_model(tmp_path / "missing.crfsuite")
