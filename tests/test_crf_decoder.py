@@ -5,10 +5,10 @@ rarely has (unknown features, repeats, tokens with no known feature, one token).
 
 from __future__ import annotations
 
-import importlib
 import json
 from array import array
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pycrfsuite
 import pytest
@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.citations.parsing.crf import features as crf_features
-from verifier.citations.parsing.crf.decode import TableTagger
 from verifier.citations.parsing.crf.features import featurize
 from verifier.citations.parsing.crf.model import MODEL_PATH, tagger
 from verifier.citations.parsing.crf.model_file import ModelTables, read_model
@@ -24,6 +23,9 @@ from verifier.citations.parsing.crf.parse import author_end
 from verifier.citations.parsing.crf.tokens import tokenize
 from verifier.citations.parsing.text import prepare
 from verifier.native import is_compiled
+
+if TYPE_CHECKING:
+    from verifier.citations.parsing.crf.decode import TableTagger
 
 GOLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "parsing_gold"
 
@@ -42,14 +44,17 @@ def tables() -> ModelTables:
 
 @pytest.fixture(scope="module")
 def decoder(tables: ModelTables) -> TableTagger:
-    pytest.importorskip("verifier.citations.parsing.crf._decode")
-    return TableTagger(tables)
+    # Importing the decoder fails where the C extension is not built (a pure install).
+    decode = pytest.importorskip("verifier.citations.parsing.crf.decode")
+    tagging: TableTagger = decode.TableTagger(tables)
+    return tagging
 
 
 def test_a_compiled_install_labels_with_the_c_decoder() -> None:
     if not is_compiled(crf_features):
         pytest.skip("a pure-Python install labels through python-crfsuite")
-    importlib.import_module("verifier.citations.parsing.crf._decode")
+    from verifier.citations.parsing.crf.decode import TableTagger
+
     assert isinstance(tagger(), TableTagger)
 
 

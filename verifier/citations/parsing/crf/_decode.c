@@ -1,6 +1,6 @@
 /* The CRF parser's decoder: the best label sequence of one reference under the shipped
- * model (verifier/citations/parsing/crf/decode.py holds the contract and the pure-Python
- * fallback; model_file.py reads the tables).
+ * model (verifier/citations/parsing/crf/decode.py holds the contract, model_file.py reads
+ * the tables, model.py falls back to python-crfsuite where this is not built).
  *
  * decode(xseq, attribute_ids, state_weights, transitions, num_labels) -> list[int]
  *
@@ -21,7 +21,6 @@
 #include <Python.h>
 #include <float.h>
 #include <stdlib.h>
-#include <string.h>
 
 static PyObject *decode(PyObject *self, PyObject *args) {
     PyObject *xseq, *attribute_ids, *result = NULL;

@@ -31,8 +31,6 @@ def tagger() -> Tagging:
     parser: a run whose parses all come from the parse store never loads it."""
     try:
         from .decode import TableTagger
-
-        return TableTagger(model_file.read_model(MODEL_PATH))
     except ImportError:  # no _decode: a pure-Python install
         import pycrfsuite
 
@@ -40,6 +38,7 @@ def tagger() -> Tagging:
         loaded.open(str(MODEL_PATH))
         labelling: Tagging = loaded
         return labelling
+    return TableTagger(model_file.read_model(MODEL_PATH))
 
 
 def is_loaded() -> bool:
