@@ -2,22 +2,26 @@
 
 A speed ratio the machine's other load cannot move.
 
-    verifier bench instructions --base REV|DIR [--head DIR] [--citations N] [--data DIR]
-        [--json FILE]
+    verifier bench instructions --base REV|DIR [--head DIR] [--citations N] [--spread]
+        [--data DIR] [--json FILE]
 
 CPU seconds on this shared 2-core machine swing by a fifth between two runs of the same
 code, which hides a change of 5 or 10 % (``verifier bench compare`` needs many pairs to
 see one). Callgrind counts the instructions the engine's process executes, and another
 process's load does not change that count. For each tree this bench:
 
-1. warms a disk cache of its own: ``verifier bench throughput``'s distinct workload
-   (``--citations`` different citation strings, default 1,000) checked against the
+1. warms a disk cache of its own: ``--citations`` different citation strings (default
+   1,000) from ``verifier bench throughput``'s distinct workload, checked against the
    offline world, served without limits in a process of its own, until a pass sends no
-   request;
+   request. The workload's first strings are all APA renderings, which the rules parse;
+   ``--spread`` takes every k-th string of its default 20,000 instead, so MLA and Chicago
+   renderings (the trained parser's path) count in their share;
 2. runs, under ``valgrind --tool=callgrind``, a fresh process that starts the engine and
    the world and checks the workload once from that cache, and the same process without
    the pass: the difference is the pass's instructions (start-up, imports and the
-   world's start cancel out).
+   world's start cancel out). Both processes collect garbage at the thresholds the
+   tree's ``verifier`` process sets (``PROCESS_GC_THRESHOLD``), as the throughput bench
+   does.
 
 Prints instructions per citation for each tree and the ratio head / base (lower means
 fewer), and says so when the trees' statuses differ. An instruction is not a
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import re
 import shutil
 import subprocess
@@ -55,6 +60,8 @@ TIME_SCALE = 50.0
 MAX_WARM_PASSES = 5
 CONCURRENCY = 256
 """Citations in flight in the counted pass (``verifier bench throughput``'s default)."""
+SPREAD_OVER = 20_000
+"""``--spread`` samples this many of the distinct workload's strings (its default size)."""
 
 
 def instructions_of(callgrind_out: Path) -> int:
@@ -76,7 +83,8 @@ def _child_command(mode: str, args: argparse.Namespace, corpus: Path, port: int,
                    cache: Path, passes: int = 0) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--child", mode,
             "--corpus", str(corpus), "--port", str(port), "--cache", str(cache),
-            "--citations", str(args.citations), "--passes", str(passes)]
+            "--citations", str(args.citations), "--passes", str(passes),
+            *(["--spread"] if args.spread else [])]
 
 
 def _run(command: list[str], tree: Path, what: str) -> str:
@@ -112,12 +120,37 @@ def count_tree(name: str, tree: Path, args: argparse.Namespace, corpus: Path, po
             "status_counts": statuses}
 
 
+def counted_citations(distinct: Any, corpus: Path, count: int,
+                      spread: bool) -> list[Any]:
+    """The workload's first ``count`` strings, or with ``spread`` ``count`` strings evenly
+    spaced over its default size (``distinct`` is throughput's ``distinct_citations``)."""
+    if not spread:
+        return list(distinct(corpus, count))
+    pool = distinct(corpus, SPREAD_OVER)
+    if count > len(pool):
+        raise SystemExit(f"--citations {count} is more than the {len(pool):,} distinct "
+                         "strings --spread samples from")
+    step = len(pool) / count
+    return [pool[int(i * step)] for i in range(count)]
+
+
+def collect_as_a_verifier_process() -> None:
+    """Set the collector's thresholds a ``verifier`` process of the counted tree sets
+    (its ``PROCESS_GC_THRESHOLD``), so the count holds the collections that process
+    makes; a tree older than that setting keeps Python's."""
+    try:
+        from verifier.__main__ import PROCESS_GC_THRESHOLD
+    except ImportError:
+        return
+    gc.set_threshold(*PROCESS_GC_THRESHOLD)
+
+
 async def child(args: argparse.Namespace) -> None:
     """One process of a counted tree: warm its cache, or run ``--passes`` passes."""
     from throughput import NotWarm, _pass, _warm, distinct_citations, warm_cache_engine
 
     corpus = Path(args.corpus)
-    items = distinct_citations(corpus, args.citations)
+    items = counted_citations(distinct_citations, corpus, args.citations, args.spread)
     async with open_world(corpus, time_scale=TIME_SCALE, enforce_limits=False,
                           enforce_budgets=False, port=args.port) as world:
         settings, policies = warm_cache_engine(world, Path(args.cache), TIME_SCALE)
@@ -145,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a source tree's directory (default: this checkout)")
     parser.add_argument("--citations", type=int, default=1000,
                         help="distinct citations in the counted pass (default 1,000)")
+    parser.add_argument("--spread", action="store_true",
+                        help="count strings spread over the whole distinct workload (all "
+                             "styles), not its first ones (APA only)")
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="the shared data folder")
     parser.add_argument("--json", type=result_file, help="write the result file here")
     parser.add_argument("--child", choices=["warm", "count"], help=argparse.SUPPRESS)
@@ -156,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.citations < 1:
         parser.error(f"--citations must be at least 1, got {args.citations}")
     if args.child:
+        collect_as_a_verifier_process()
         asyncio.run(child(args))
         return 0
     if args.base is None:
@@ -183,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"instructions per citation, head / base: ×{summary['ratio']} ({same}; "
           "lower is fewer)")
     if args.json:
-        write_result(args.json, {**results, **summary, "citations": args.citations})
+        write_result(args.json, {**results, **summary, "citations": args.citations,
+                                 "spread": args.spread})
     return 0 if summary["same_statuses"] else 1
 
 

@@ -4,11 +4,19 @@ minutes: run by hand, never in the suite)."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
 from compare import CompareError
-from instructions import instructions_of, main, ratio_summary
+from instructions import (
+    SPREAD_OVER,
+    collect_as_a_verifier_process,
+    counted_citations,
+    instructions_of,
+    main,
+    ratio_summary,
+)
 
 
 def test_the_total_is_read_from_callgrinds_summary_or_totals_line(tmp_path: Path) -> None:
@@ -56,3 +64,33 @@ def test_bad_arguments_are_refused_before_anything_runs(argv: list[str]) -> None
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     assert stopped.value.code == 2
+
+
+def _workload(corpus: Path, count: int) -> list[str]:
+    """A stand-in for throughput's distinct workload: its strings in a fixed order."""
+    return [f"s{n}" for n in range(min(count, SPREAD_OVER))]
+
+
+def test_the_counted_strings_are_the_first_ones_or_spread_over_the_workload() -> None:
+    assert counted_citations(_workload, Path("w"), 3, spread=False) == ["s0", "s1", "s2"]
+    spread = counted_citations(_workload, Path("w"), 4, spread=True)
+    assert spread == ["s0", "s5000", "s10000", "s15000"]
+    every = counted_citations(_workload, Path("w"), SPREAD_OVER, spread=True)
+    assert every == _workload(Path("w"), SPREAD_OVER)
+
+
+def test_spreading_more_strings_than_the_workload_holds_is_refused() -> None:
+    with pytest.raises(SystemExit, match="more than the 20,000"):
+        counted_citations(_workload, Path("w"), SPREAD_OVER + 1, spread=True)
+
+
+def test_the_counted_process_collects_at_the_verifier_process_thresholds() -> None:
+    from verifier.__main__ import PROCESS_GC_THRESHOLD
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        collect_as_a_verifier_process()
+        assert gc.get_threshold() == PROCESS_GC_THRESHOLD
+    finally:
+        gc.set_threshold(*before)
