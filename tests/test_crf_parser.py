@@ -29,7 +29,7 @@ from verifier.citations.parsing.crf.gold import remember_outside, token_labels
 from verifier.citations.parsing.crf.labels import LABELS, is_outside
 from verifier.citations.parsing.crf.model import MODEL_PATH, label
 from verifier.citations.parsing.crf.split import bucket, is_validation, split_key
-from verifier.citations.parsing.crf.tokens import tokenize
+from verifier.citations.parsing.crf.tokens import Token, tokenize
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT.parent / "shared" / "data" / "parsing_gold"
@@ -58,6 +58,7 @@ def test_tokens_split_letters_digits_and_punctuation_but_keep_links_whole() -> N
     assert words[-1] == "https://doi.org/10.1/x.y"
     assert all(text[t.start : t.end] == t.text for t in tokens)
     assert "".join(words) == text.replace(" ", "")
+    assert all(type(t) is Token for t in tokens)
 
 
 def _features_of(text: str, word: str, author_end: int = 0) -> list[str]:
