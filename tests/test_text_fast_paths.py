@@ -8,7 +8,8 @@ import unicodedata
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from adapters._text import clean_text
+from adapters import _text
+from adapters._text import clean_text, strip_retracted_prefix
 from verifier.citations import normalize
 from verifier.citations.normalize import strip_markup
 
@@ -56,3 +57,27 @@ def test_the_fast_path_returns_plain_text_unchanged_and_still_strips_markup() ->
     assert strip_markup(plain) is plain
     assert strip_markup("H<sub>2</sub>O &amp; CO") == "H2O & CO"
     assert clean_text("  Cafe\u0301  <b>bar</b> ") == "Café bar"
+
+
+def slow_strip_retracted_prefix(title: str) -> tuple[str, bool]:
+    """strip_retracted_prefix without its fast path: the pattern on every title."""
+    stripped = _text._RETRACTED_PREFIX.sub("", title, count=1)
+    return stripped, stripped != title
+
+
+@settings(max_examples=400)
+@given(st.one_of(TEXTS, st.lists(st.sampled_from(
+    ["RETRACTED", "retracted", "Retracted article", "ARTICLE", ":", " ", "\u00a0", "\t",
+     "R", "r", "\u0280", "x", "Title"])).map("".join)))
+@example("RETRACTED: A title")
+@example("\u00a0 Retracted Article : x")
+@example("Rather not retracted")
+@example("")
+def test_strip_retracted_prefix_fast_path_is_the_pattern(title: str) -> None:
+    assert strip_retracted_prefix(title) == slow_strip_retracted_prefix(title)
+
+
+def test_a_retracted_prefix_is_still_stripped_and_other_titles_come_back_as_they_are() -> None:
+    assert strip_retracted_prefix("  RETRACTED ARTICLE:  Cells") == ("Cells", True)
+    title = "A plain title"
+    assert strip_retracted_prefix(title)[0] is title
