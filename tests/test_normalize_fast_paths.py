@@ -132,8 +132,19 @@ def slow_transliteration_key(key: str) -> str:
 @example("tolstoi")
 @example("yeltsin")
 @example("mohammed")
+@example("abcdefa")
 def test_a_rule_is_skipped_only_where_it_could_not_match(key: str) -> None:
     for pattern, _, needs in normalize.TRANSLITERATION_RULES:
         if needs is not None and re.search(pattern, key):
-            assert any(part in key for part in needs), (pattern, key)
+            holds = any(part in key for part in needs) if isinstance(needs, tuple) \
+                else needs(key)
+            assert holds, (pattern, key)
     assert normalize.transliteration_key.__wrapped__(key) == slow_transliteration_key(key)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet="ab\n\u00e9", max_size=8))
+@example("a\n\nb")
+@example("aab")
+def test_the_doubled_letter_test_is_where_its_pattern_matches(text: str) -> None:
+    assert normalize._has_doubled(text) == (re.search(r"(.)\1+", text) is not None)

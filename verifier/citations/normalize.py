@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from unidecode import unidecode
 
@@ -231,15 +231,27 @@ def initials(given: str) -> str:
     return "".join(letters)
 
 
+def _has_doubled(text: str) -> bool:
+    """Whether two neighbouring characters of ``text`` are one character, a line break
+    aside: where ``(.)\\1+`` can match."""
+    for i in range(1, len(text)):
+        if text[i] == text[i - 1] and text[i] != "\n":
+            return True
+    return False
+
+
 # Transliteration: one name written from another script (or with umlauts spelt out) in
 # several systems. Rules as a table, applied in order to a family key; two keys that
 # reduce to the same form are the same name ("Müller" = "Mueller", "Tchaikovsky" =
 # "Chaikovskii" = "Tschaikowsky", "Dostoevsky" = "Dostoyevsky"). Each rule only merges
 # spellings that the systems really produce for one sound; doubled letters collapse last.
-TRANSLITERATION_RULES: tuple[tuple[str, str, tuple[str, ...] | None], ...] = (
+TRANSLITERATION_RULES: tuple[
+    tuple[str, str, tuple[str, ...] | Callable[[str], bool] | None], ...
+] = (
     # (pattern, replacement, what a key must hold for the pattern to match there: one of
-    # these strings, or None when nothing simpler tells; a rule whose strings are all
-    # absent is skipped, since its pattern could not match)
+    # these strings, or a test of the key, or None when nothing simpler tells; a rule
+    # whose strings are all absent, or whose test fails, is skipped, since its pattern
+    # could not match)
     # Russian adjectival endings
     (r"(?<=[a-z])(?:skiy|skii|skij|skyi|sky)$", "ski", ("sk",)),
     (r"(?<=[a-z])(?:iy|ii|ij|yj|yi)$", "y", ("iy", "ii", "ij", "yj", "yi")),
@@ -255,7 +267,7 @@ TRANSLITERATION_RULES: tuple[tuple[str, str, tuple[str, ...] | None], ...] = (
     (r"ou", "u", ("ou",)),
     (r"(?<=[a-z])(?:ya|ja|ia)$", "a", ("ya", "ja", "ia")),
     (r"(?:yu|ju|iu)", "u", ("yu", "ju", "iu")), (r"(?:ya|ja|ia)", "a", ("ya", "ja", "ia")),
-    (r"(.)\1+", r"\1", None),  # doubled letters: Mohammed / Mohamed
+    (r"(.)\1+", r"\1", _has_doubled),  # doubled letters: Mohammed / Mohamed
 )
 _TRANSLITERATION = tuple((re.compile(p), r, needs) for p, r, needs in TRANSLITERATION_RULES)
 TRANSLITERATION_MIN_LENGTH = 5
@@ -277,7 +289,8 @@ def transliteration_key(key: str) -> str:
     if len(key) < TRANSLITERATION_MIN_LENGTH:
         return ""
     for pattern, replacement, needs in _TRANSLITERATION:
-        if needs is None or _holds_any(key, needs):
+        if needs is None or (_holds_any(key, needs) if isinstance(needs, tuple)
+                             else needs(key)):
             key = pattern.sub(replacement, key)
     return key
 
