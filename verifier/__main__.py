@@ -31,8 +31,8 @@ distinct workload): the pass leaves about 250,000 such objects and 15 objects of
 garbage. At 700 a cached re-run of 636 citations collected about 240 times (some
 45 ms); at 50,000 a pass over 4,000 citations spent a tenth of its CPU in 5 collections;
 at 200,000 the 19,026-citation pass still made 2 collections of about 170 ms (3 % of its
-CPU); at 1,000,000 it makes none (``verifier bench throughput``: distinct citations
-per CPU-second ×1.03 in passes alternated in one process). The price: a young
+CPU); at 1,000,000 it makes none (passes over that workload alternated between the
+two thresholds in one process: ×1.03 citations per CPU-second). The price: a young
 collection, when one comes, visits up to a million objects (at the rate measured, about
 0.85 s, where 200,000 took 0.17 s), and cyclic garbage waits longer for its collection
 (at most some million container objects; the warm pass above made 15)."""

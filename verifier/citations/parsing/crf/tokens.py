@@ -31,6 +31,6 @@ def tokenize(text: str) -> list[Token]:
     """The tokens of ``text`` in order; whitespace is never a token and every non-space
     character belongs to exactly one token."""
     # tuple.__new__ builds each Token in C; Token._make, the named tuple's own maker, is
-    # a Python function, a frame per token (about a third of tokenising a reference).
+    # a Python function, a frame per token (about a quarter of tokenising a reference).
     new = tuple.__new__
     return [new(Token, (m.group(), m.start(), m.end())) for m in _TOKEN.finditer(text)]
