@@ -46,8 +46,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from bench_args import result_file, write_result
@@ -55,6 +56,7 @@ from compare import CompareError, check_tree, tree_env, tree_of
 from walters_wilder import DEFAULT_DATA, exit_on_sigterm, free_port, open_world, world_corpus
 
 HERE = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 TIME_SCALE = 50.0
 """The world's and the engine's speed-up while the cache is warmed (no limits apply)."""
 MAX_WARM_PASSES = 5
@@ -120,12 +122,12 @@ def count_tree(name: str, tree: Path, args: argparse.Namespace, corpus: Path, po
             "status_counts": statuses}
 
 
-def counted_citations(distinct: Any, corpus: Path, count: int,
-                      spread: bool) -> list[Any]:
+def counted_citations(distinct: Callable[[Path, int], Sequence[T]], corpus: Path, count: int,
+                      spread: bool) -> Sequence[T]:
     """The workload's first ``count`` strings, or with ``spread`` ``count`` strings evenly
     spaced over its default size (``distinct`` is throughput's ``distinct_citations``)."""
     if not spread:
-        return list(distinct(corpus, count))
+        return distinct(corpus, count)
     pool = distinct(corpus, SPREAD_OVER)
     if count > len(pool):
         raise SystemExit(f"--citations {count} is more than the {len(pool):,} distinct "

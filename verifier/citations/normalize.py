@@ -289,14 +289,20 @@ def transliteration_key(key: str) -> str:
     if len(key) < TRANSLITERATION_MIN_LENGTH:
         return ""
     for pattern, replacement, needs in _TRANSLITERATION:
-        if needs is None or (_holds_any(key, needs) if isinstance(needs, tuple)
-                             else needs(key)):
+        if rule_may_apply(key, needs):
             key = pattern.sub(replacement, key)
     return key
 
 
-def _holds_any(text: str, parts: tuple[str, ...]) -> bool:
-    for part in parts:
-        if part in text:
-            return True
-    return False
+def rule_may_apply(key: str, needs: tuple[str, ...] | Callable[[str], bool] | None) -> bool:
+    """Whether a :data:`TRANSLITERATION_RULES` row whose third column is ``needs`` may
+    match ``key``: False only when its pattern cannot (none of its strings is in the
+    key, or its test fails)."""
+    if needs is None:
+        return True
+    if isinstance(needs, tuple):
+        for part in needs:
+            if part in key:
+                return True
+        return False
+    return needs(key)
