@@ -268,8 +268,8 @@ def test_the_word_flags_say_what_the_own_features_say(value: str) -> None:
     from verifier.citations.parsing.crf.features import _word
 
     for word in value.split():
-        own, _, _, _, flags = _word(word, True)
-        assert flags == ("year" in own, "L=in" in own, "L=editor" in own)
+        info = _word(word, True)
+        assert info.flags == ("year" in info.own, "L=in" in info.own, "L=editor" in info.own)
 
 
 # ---------------------------------------------------------------------------------------

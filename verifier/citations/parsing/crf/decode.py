@@ -17,6 +17,8 @@ python-crfsuite, with the same results.
 
 from __future__ import annotations
 
+from sys import intern
+
 from . import _decode  # type: ignore[attr-defined]  # built from _decode.c
 from .model_file import ModelTables
 
@@ -26,7 +28,9 @@ class TableTagger:
 
     def __init__(self, tables: ModelTables) -> None:
         self._labels = tables.labels
-        self._ids = {name: n for n, name in enumerate(tables.attributes)}
+        # Interned, as every string featurize gives is: a look-up finds its key by
+        # identity (features.py's module docstring).
+        self._ids = {intern(name): n for n, name in enumerate(tables.attributes)}
         self._state = tables.state_weights
         self._transitions = tables.transitions
 

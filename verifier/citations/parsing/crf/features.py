@@ -7,14 +7,23 @@ words, shapes and lexicons (a window of two either side, prefixed "-1:", "+1:" .
 features of where it stands in the whole string: relative position, whether a year or a
 quote came before it, how many sentence ends precede it, bracket depth. Features are
 strings ("w=smith"), each with weight 1, the form python-crfsuite takes fastest.
+
+Every feature string is interned (:func:`sys.intern`), and so are the model's attribute
+names in the C decoder's dictionary (:mod:`.decode`): a look-up there then finds its key
+by identity, without comparing the strings' characters (a fifth of the decoder's time).
+The strings that depend on a word alone are made once per distinct word
+(:func:`_word`), those that depend on two neighbours' classes once per pair of classes
+(:func:`_pair`), the rest come from tables: no feature string is built per token.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from sys import intern
+from typing import NamedTuple
 
-from verifier.value_memos import value_memo
+from verifier.value_memos import register_memo, value_memo
 
 from .lexicon import lexicon_names
 from .tokens import Token
@@ -94,7 +103,7 @@ def _own(word: str, spaced: bool) -> tuple[str, ...]:
     elif word in _DASHES:
         feats.append("dash")
     feats.extend(f"L={name}" for name in lexicon_names(lower))
-    return tuple(feats)
+    return tuple([intern(feat) for feat in feats])
 
 
 def _class(word: str) -> str:
@@ -110,25 +119,65 @@ def _class(word: str) -> str:
     return _shape(word)
 
 
+class WordInfo(NamedTuple):
+    """Everything about one word that does not depend on its place (:func:`_word`)."""
+
+    own: tuple[str, ...]
+    """Its own features."""
+    cls: str
+    """Its class for the neighbour window (:func:`_class`)."""
+    window: tuple[tuple[str, str], ...]
+    """The features it gives its neighbours at offsets -2, -1, +1, +2 ("-2:w=", "-2:c=")."""
+    marks: frozenset[str]
+    """Its sentence marks ("S:journal", ...)."""
+    flags: tuple[bool, bool, bool]
+    """Whether its own features hold "year", "L=in" and "L=editor" (which change the
+    state :func:`featurize` carries along)."""
+    ends: tuple[str, str, str, str]
+    """Its "ends|c=K|class" feature for K = 0, 1, 2, 3 sentence ends before it."""
+    firsts: tuple[str, str]
+    """Its "S:first=" and "C:first=" features, for a sentence or chunk it begins."""
+
+
 @value_memo(65536)
-def _word(
-    word: str, spaced: bool
-) -> tuple[
-    tuple[str, ...], str, tuple[tuple[str, str], ...], frozenset[str], tuple[bool, bool, bool]
-]:
-    """Everything about one word that does not depend on its place, computed once per
-    distinct (word, spaced): its own features, its class, the features it gives its
-    neighbours at offsets -2, -1, +1, +2 ("-2:w=", "-2:c=" ...), its sentence marks, and
-    whether its own features hold "year", "L=in" and "L=editor" (which change the state
-    :func:`featurize` carries along)."""
+def _word(word: str, spaced: bool) -> WordInfo:
+    """Everything about one word that does not depend on its place (see
+    :class:`WordInfo`), computed once per distinct (word, spaced)."""
     own = _own(word, spaced)
-    cls = _class(word)
+    cls = intern(_class(word))
     lower = word.lower()[:24]
     window = tuple(
-        (f"{offset}:w={lower}", f"{offset}:c={cls}") for offset in ("-2", "-1", "1", "2")
+        (intern(f"{offset}:w={lower}"), intern(f"{offset}:c={cls}"))
+        for offset in ("-2", "-1", "1", "2")
     )
     marks = frozenset(_SENTENCE_MARKS[f] for f in own if f in _SENTENCE_MARKS)
-    return own, cls, window, marks, ("year" in own, "L=in" in own, "L=editor" in own)
+    ends = (intern(f"ends|c=0|{cls}"), intern(f"ends|c=1|{cls}"),
+            intern(f"ends|c=2|{cls}"), intern(f"ends|c=3|{cls}"))
+    first = word.lower()[:12]
+    firsts = (intern(f"S:first={first}"), intern(f"C:first={first}"))
+    return WordInfo(own, cls, window, marks, ("year" in own, "L=in" in own, "L=editor" in own),
+                    ends, firsts)
+
+
+_PAIRS: dict[str, dict[str, tuple[str, str]]] = {}
+_PAIRS_MAX = 4096
+register_memo(_PAIRS.clear)
+
+
+def _pair(left: str, right: str) -> tuple[str, str]:
+    """The features of two neighbouring classes: "0|+1:c=left|right", which the left
+    token gets, and "-1|0:c=left|right", which the right one gets; made once per pair (a
+    memo of at most :data:`_PAIRS_MAX` left classes, emptied when full)."""
+    by_right = _PAIRS.get(left)
+    if by_right is None:
+        if len(_PAIRS) >= _PAIRS_MAX:
+            _PAIRS.clear()
+        by_right = _PAIRS[left] = {}
+    pair = by_right.get(right)
+    if pair is None:
+        pair = by_right[right] = (intern(f"0|+1:c={left}|{right}"),
+                                  intern(f"-1|0:c={left}|{right}"))
+    return pair
 
 
 def _sentence_end(tokens: Sequence[Token], index: int) -> bool:
@@ -158,23 +207,42 @@ _SENTENCE_MARKS = {
     "url": "S:link",
     "doi": "S:link",
 }
-_POSITION = tuple(f"pos={k}" for k in range(10))
-_ENDS = tuple(f"ends={k}" for k in range(5))
+def _size_class(size: int) -> str:
+    return str(size) if size < 4 else ("4-8" if size <= 8 else "9+")
+
+
+_POSITION = tuple(intern(f"pos={k}") for k in range(10))
+_ENDS = tuple(intern(f"ends={k}") for k in range(5))
+_MARK_FEATURES = {
+    prefix: {mark: intern(f"{prefix}{mark[1:]}") for mark in _SENTENCE_MARKS.values()}
+    for prefix in ("S", "C")
+}
+"""A sentence mark's feature for a sentence ("S:journal") and for a chunk ("C:journal")."""
+_SIZES = {prefix: tuple(intern(f"{prefix}:len={_size_class(size)}") for size in range(10))
+          for prefix in ("S", "C")}
+"""A sentence's or chunk's length feature by size (9 for 9 and more)."""
+_LEFT = {prefix: tuple(intern(f"{prefix}:left={k}") for k in range(3)) for prefix in ("S", "C")}
+"""How many sentences or chunks follow one (0, 1, 2 for 2 and more)."""
+_EDGES = tuple(intern(edge) for edge in ("-2:edge", "-1:edge", "1:edge", "2:edge"))
 
 
 def _sentence_features(
-    tokens: Sequence[Token],
-    marks: Sequence[frozenset[str]],
+    infos: Sequence[WordInfo],
     ends: Sequence[bool],
-    prefix: str = "S",
+    chunks: bool = False,
 ) -> tuple[list[int], list[list[str]]]:
     """The sentence of each token (a new one after each ``ends`` token) and the features
     of each sentence: which lexicons and patterns occur in it ("S:journal", "S:year"),
     its first word, its length, and how many sentences follow it (0, 1, 2+). With
-    ``prefix`` "C" and commas as ends, the same for comma-separated chunks."""
+    ``chunks`` and commas as ends, the same for comma-separated chunks ("C:...")."""
+    prefix = "C" if chunks else "S"
+    mark_features = _MARK_FEATURES[prefix]
+    sizes = _SIZES[prefix]
+    lefts = _LEFT[prefix]
+    first_of = 1 if chunks else 0
     sentence_of: list[int] = []
     starts = [0]
-    count = len(tokens)
+    count = len(infos)
     current = 0
     for i in range(count):
         sentence_of.append(current)
@@ -187,14 +255,14 @@ def _sentence_features(
     for k in range(last + 1):
         start, stop = starts[k], starts[k + 1]
         marked: set[str] = set()
-        for mark in marks[start:stop]:
-            if mark:
-                marked |= mark
+        for info in infos[start:stop]:
+            if info.marks:
+                marked |= info.marks
         size = stop - start
-        one = sorted(f"{prefix}{mark[1:]}" for mark in marked)
-        one.append(f"{prefix}:first={tokens[start].text.lower()[:12]}")
-        one.append(f"{prefix}:len={size if size < 4 else ('4-8' if size <= 8 else '9+')}")
-        one.append(f"{prefix}:left={min(last - k, 2)}")
+        one = [mark_features[mark] for mark in sorted(marked)]
+        one.append(infos[start].firsts[first_of])
+        one.append(sizes[size if size < 9 else 9])
+        one.append(lefts[min(last - k, 2)])
         feats.append(one)
     return sentence_of, feats
 
@@ -209,29 +277,31 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
     infos = [
         _word(t.text, i == 0 or tokens[i - 1].end < t.start) for i, t in enumerate(tokens)
     ]
-    classes = [info[1] for info in infos]
+    classes = [info.cls for info in infos]
     ends = [_sentence_end(tokens, i) for i in range(count)]
-    marks = [i[3] for i in infos]
-    sentence_of, sentence_feats = _sentence_features(tokens, marks, ends)
+    sentence_of, sentence_feats = _sentence_features(infos, ends)
     commas = [t.text in ",;" or e for t, e in zip(tokens, ends, strict=True)]
-    chunk_of, chunk_feats = _sentence_features(tokens, marks, commas, "C")
-    windows = [info[2] for info in infos]
+    chunk_of, chunk_feats = _sentence_features(infos, commas, chunks=True)
+    windows = [info.window for info in infos]
     # The neighbour features each token receives, edges padded: before2[i] comes from
     # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
-    before2 = [("-2:edge",), ("-2:edge",), *(w[0] for w in windows)]
-    before1 = [("-1:edge",), *(w[1] for w in windows)]
-    after1 = [*(w[2] for w in windows[1:]), ("1:edge",)]
-    after2 = [*(w[3] for w in windows[2:]), ("2:edge",), ("2:edge",)]
+    before2 = [(_EDGES[0],), (_EDGES[0],), *(w[0] for w in windows)]
+    before1 = [(_EDGES[1],), *(w[1] for w in windows)]
+    after1 = [*(w[2] for w in windows[1:]), (_EDGES[2],)]
+    after2 = [*(w[3] for w in windows[2:]), (_EDGES[3],), (_EDGES[3],)]
+    # pairs[i]: the features of tokens i and i + 1's classes.
+    pairs = [_pair(classes[i], classes[i + 1]) for i in range(count - 1)]
     result: list[list[str]] = []
     year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
     ended = depth = 0
     for i in range(count):
-        own, cls, _, _, (is_year, is_in, is_editor) = infos[i]
+        info = infos[i]
+        is_year, is_in, is_editor = info.flags
         feats = [
-            *own,
+            *info.own,
             _POSITION[10 * i // count],
             _ENDS[ended if ended < 4 else 4],
-            f"ends|c={ended if ended < 3 else 3}|{cls}",
+            info.ends[ended if ended < 3 else 3],
         ]
         if i == 0:
             feats.append("first")
@@ -260,9 +330,9 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
         feats += after1[i]
         feats += after2[i]
         if i > 0:
-            feats.append(f"-1|0:c={classes[i - 1]}|{cls}")
+            feats.append(pairs[i - 1][1])
         if i + 1 < count:
-            feats.append(f"0|+1:c={cls}|{classes[i + 1]}")
+            feats.append(pairs[i][0])
         result.append(feats)
         word = tokens[i].text
         if word in _QUOTES:
