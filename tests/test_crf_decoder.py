@@ -123,6 +123,21 @@ def test_pairs_of_classes_are_the_same_features_after_their_memo_empties() -> No
     assert {"-1|0:c=,|X", "0|+1:c=X|."} <= set(featurize(tokens)[2])  # ", J ."
 
 
+def test_words_are_the_same_features_when_their_memo_is_small(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tokens = tokenize("Smith, John, and Ann Jones. “A Title of Many Words.” Journal of "
+                      "Things, vol. 3, no. 2, 2004, pp. 1–9.")
+    crf_features._SPACED_WORDS.clear()
+    crf_features._GLUED_WORDS.clear()
+    roomy = featurize(tokens)
+    monkeypatch.setattr(crf_features, "_WORDS_MAX", 4)  # emptied again and again
+    crf_features._SPACED_WORDS.clear()
+    crf_features._GLUED_WORDS.clear()
+    assert featurize(tokens) == roomy
+    assert 0 < len(crf_features._SPACED_WORDS) <= 4
+    assert 0 < len(crf_features._GLUED_WORDS) <= 4
+
+
 _FEATURE = st.one_of(st.sampled_from(["w=smith", "s=Xx", "year", "first", "last", "L=pub",
                                       "-1:w=.", "1:c=year", "in_quote", "pos=0"]),
                      st.text(max_size=8))

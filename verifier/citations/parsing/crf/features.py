@@ -139,10 +139,31 @@ class WordInfo(NamedTuple):
     """Its "S:first=" and "C:first=" features, for a sentence or chunk it begins."""
 
 
-@value_memo(65536)
+_WORDS_MAX = 65536
+_SPACED_WORDS: dict[str, WordInfo] = {}
+""":func:`_word` of words with a space (or the start) before them, by word (each memo is
+emptied when it reaches :data:`_WORDS_MAX`)."""
+_GLUED_WORDS: dict[str, WordInfo] = {}
+"""The same for words glued to the token before them."""
+register_memo(_SPACED_WORDS.clear)
+register_memo(_GLUED_WORDS.clear)
+
+
 def _word(word: str, spaced: bool) -> WordInfo:
     """Everything about one word that does not depend on its place (see
-    :class:`WordInfo`), computed once per distinct (word, spaced)."""
+    :class:`WordInfo`), computed once per distinct (word, spaced): two plain memos keyed
+    by the word, a look-up cheaper than an ``lru_cache``'s (a key tuple made and hashed
+    for every token)."""
+    memo = _SPACED_WORDS if spaced else _GLUED_WORDS
+    info = memo.get(word)
+    if info is None:
+        if len(memo) >= _WORDS_MAX:
+            memo.clear()
+        info = memo[word] = _word_info(word, spaced)
+    return info
+
+
+def _word_info(word: str, spaced: bool) -> WordInfo:
     own = _own(word, spaced)
     cls = intern(_class(word))
     lower = word.lower()[:24]
@@ -230,10 +251,11 @@ def _sentence_features(
     infos: Sequence[WordInfo],
     ends: Sequence[bool],
     chunks: bool = False,
-) -> tuple[list[int], list[list[str]]]:
-    """The sentence of each token (a new one after each ``ends`` token) and the features
-    of each sentence: which lexicons and patterns occur in it ("S:journal", "S:year"),
-    its first word, its length, and how many sentences follow it (0, 1, 2+). With
+) -> tuple[list[int], list[int], list[list[str]]]:
+    """The sentence of each token (a new one after each ``ends`` token), the first token
+    of each sentence, and the features of each sentence: which lexicons and patterns
+    occur in it ("S:journal", "S:year"), its first word, its length, and how many
+    sentences follow it (0, 1, 2+). With
     ``chunks`` and commas as ends, the same for comma-separated chunks ("C:...")."""
     prefix = "C" if chunks else "S"
     mark_features = _MARK_FEATURES[prefix]
@@ -264,7 +286,8 @@ def _sentence_features(
         one.append(sizes[size if size < 9 else 9])
         one.append(lefts[min(last - k, 2)])
         feats.append(one)
-    return sentence_of, feats
+    starts.pop()
+    return sentence_of, starts, feats
 
 
 def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
@@ -279,18 +302,26 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
     ]
     classes = [info.cls for info in infos]
     ends = [_sentence_end(tokens, i) for i in range(count)]
-    sentence_of, sentence_feats = _sentence_features(infos, ends)
+    sentence_of, _, sentence_feats = _sentence_features(infos, ends)
     commas = [t.text in ",;" or e for t, e in zip(tokens, ends, strict=True)]
-    chunk_of, chunk_feats = _sentence_features(infos, commas, chunks=True)
+    chunk_of, chunk_starts, chunk_feats = _sentence_features(infos, commas, chunks=True)
+    # A chunk lies within one sentence (every sentence end is a chunk end): each chunk's
+    # features follow its sentence's, joined once per chunk rather than per token.
+    placed = [sentence_feats[sentence_of[start]] + chunk
+              for start, chunk in zip(chunk_starts, chunk_feats, strict=True)]
     windows = [info.window for info in infos]
+    edges = _EDGES
     # The neighbour features each token receives, edges padded: before2[i] comes from
     # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
-    before2 = [(_EDGES[0],), (_EDGES[0],), *(w[0] for w in windows)]
-    before1 = [(_EDGES[1],), *(w[1] for w in windows)]
-    after1 = [*(w[2] for w in windows[1:]), (_EDGES[2],)]
-    after2 = [*(w[3] for w in windows[2:]), (_EDGES[3],), (_EDGES[3],)]
+    before2 = [(edges[0],), (edges[0],), *(w[0] for w in windows)]
+    before1 = [(edges[1],), *(w[1] for w in windows)]
+    after1 = [*(w[2] for w in windows[1:]), (edges[2],)]
+    after2 = [*(w[3] for w in windows[2:]), (edges[3],), (edges[3],)]
     # pairs[i]: the features of tokens i and i + 1's classes.
     pairs = [_pair(classes[i], classes[i + 1]) for i in range(count - 1)]
+    # The module's tables as locals: compiled, a module global is a dictionary look-up
+    # at each use.
+    positions, ends_before, quotes, opening, closing = _POSITION, _ENDS, _QUOTES, _OPEN, _CLOSE
     result: list[list[str]] = []
     year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
     ended = depth = 0
@@ -299,8 +330,8 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
         is_year, is_in, is_editor = info.flags
         feats = [
             *info.own,
-            _POSITION[10 * i // count],
-            _ENDS[ended if ended < 4 else 4],
+            positions[10 * i // count],
+            ends_before[ended if ended < 4 else 4],
             info.ends[ended if ended < 3 else 3],
         ]
         if i == 0:
@@ -311,8 +342,7 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
             feats.append("sent_start")
         if tokens[i].start < author_end:
             feats.append("rule_author")
-        feats += sentence_feats[sentence_of[i]]
-        feats += chunk_feats[chunk_of[i]]
+        feats += placed[chunk_of[i]]
         if year_seen:
             feats.append("after_year")
         if in_seen:
@@ -335,7 +365,7 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
             feats.append(pairs[i][0])
         result.append(feats)
         word = tokens[i].text
-        if word in _QUOTES:
+        if word in quotes:
             was_open = quote_open
             if word == '"':
                 quote_open = not quote_open
@@ -344,9 +374,9 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
             elif word in "”»":
                 quote_open = False
             quote_closed = quote_closed or (was_open and not quote_open)
-        elif word in _OPEN:
+        elif word in opening:
             depth += 1
-        elif word in _CLOSE and depth:
+        elif word in closing and depth:
             depth -= 1
         if is_year:
             year_seen = True
