@@ -245,9 +245,9 @@ def test_an_unwritable_output_is_a_usage_error(
 
 def test_a_report_serialises_with_one_call() -> None:
     from verifier import report_to_json
-    from verifier.citations.checker import report_from_results
     from verifier.citations.models import CitationInput
     from verifier.citations.parsing import parse_citation
+    from verifier.citations.results_report import report_from_results
 
     item = CitationInput(id="x", index=0, text="Smith, J. (2019). A title. J, 3, 1-9.")
     report = report_from_results(item, parse_citation(item.text), {})

@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 from verifier.citations import corrections as C
 from verifier.citations import discrepancies as D
 from verifier.citations import merging as M
-from verifier.citations.checker import report_from_results
 from verifier.citations.models import (
     Author,
     Citation,
@@ -45,6 +44,7 @@ from verifier.citations.models import (
     WorkType,
 )
 from verifier.citations.normalize import normalize_title, strip_markup
+from verifier.citations.results_report import report_from_results
 from verifier.citations.verdict import (
     AGREEMENT,
     Verdict,

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from adapters._text import registered_doi
-from verifier.citations.checker import report_from_results
 from verifier.citations.corrections import correction_from_results
 from verifier.citations.discrepancies import containers_agree, discrepancies, numbers_agree
 from verifier.citations.inputs import read_citations
@@ -28,6 +27,7 @@ from verifier.citations.models import (
     WorkType,
 )
 from verifier.citations.parsing import parse_citation
+from verifier.citations.results_report import report_from_results
 
 
 def record(source: str = "crossref", **fields: Any) -> WorkRecord:
