@@ -181,23 +181,39 @@ def _word_info(word: str, spaced: bool) -> WordInfo:
 
 
 _PAIRS: dict[str, dict[str, tuple[str, str]]] = {}
-_PAIRS_MAX = 4096
-register_memo(_PAIRS.clear)
+""":func:`_pair`'s memo, by the left class and then the right."""
+_PAIRS_MAX = 16384
+"""Pairs the memo holds at most (all are forgotten when it is full)."""
+_pairs_held = 0
+
+
+def _forget_pairs() -> None:
+    global _pairs_held
+    _PAIRS.clear()
+    _pairs_held = 0
+
+
+register_memo(_forget_pairs)
 
 
 def _pair(left: str, right: str) -> tuple[str, str]:
     """The features of two neighbouring classes: "0|+1:c=left|right", which the left
-    token gets, and "-1|0:c=left|right", which the right one gets; made once per pair (a
-    memo of at most :data:`_PAIRS_MAX` left classes, emptied when full)."""
+    token gets, and "-1|0:c=left|right", which the right one gets; made once per pair
+    (a memo of at most :data:`_PAIRS_MAX` pairs)."""
+    global _pairs_held
     by_right = _PAIRS.get(left)
+    if by_right is not None:
+        pair = by_right.get(right)
+        if pair is not None:
+            return pair
+    if _pairs_held >= _PAIRS_MAX:
+        _forget_pairs()
+        by_right = None
     if by_right is None:
-        if len(_PAIRS) >= _PAIRS_MAX:
-            _PAIRS.clear()
         by_right = _PAIRS[left] = {}
-    pair = by_right.get(right)
-    if pair is None:
-        pair = by_right[right] = (intern(f"0|+1:c={left}|{right}"),
-                                  intern(f"-1|0:c={left}|{right}"))
+    pair = by_right[right] = (intern(f"0|+1:c={left}|{right}"),
+                              intern(f"-1|0:c={left}|{right}"))
+    _pairs_held += 1
     return pair
 
 
@@ -228,6 +244,8 @@ _SENTENCE_MARKS = {
     "url": "S:link",
     "doi": "S:link",
 }
+
+
 def _size_class(size: int) -> str:
     return str(size) if size < 4 else ("4-8" if size <= 8 else "9+")
 
