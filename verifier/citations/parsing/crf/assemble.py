@@ -35,6 +35,14 @@ class Span:
     start: int
     end: int
 
+    def __init__(self, label: str, start: int, end: int) -> None:
+        # The dataclass's own __init__, written out: compiled, it fills the C struct
+        # (see the comment above verifier.http.transport.HttpRequest); the generated one
+        # runs as Python, a frame per labelled run.
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+
 
 def spans(tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
     """The runs of equal labels that are not outside (``O``, ``O>title`` ...), in order.
