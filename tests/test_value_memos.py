@@ -12,6 +12,7 @@ from verifier.citations import matching, normalize
 from verifier.citations.corrections import apa_reference
 from verifier.citations.models import Author, WorkRecord
 from verifier.citations.parsing import parse_citation
+from verifier.citations.parsing.crf import features as crf_features
 from verifier.http import transport
 from verifier.http.transport import HttpRequest
 from verifier.value_memos import forget_all, value_memo
@@ -46,6 +47,10 @@ def test_forget_all_empties_the_memos_a_check_fills() -> None:
     assert parse_citation.cache_info().currsize > 0
     assert normalize.normalize_title.cache_info().currsize > 0
     assert matching._named_memo and transport._quoted_values
+    # A reference without an author-date lead is read by the CRF, whose features keep
+    # memos of their own.
+    parse_citation('Smith, John. "Memos Considered Harmful." Journal of Tests, vol. 3, 2001.')
+    assert crf_features._SPACED_WORDS and crf_features._GLUED_WORDS and crf_features._PAIRS
 
     assert forget_all() >= 20
 
@@ -54,6 +59,8 @@ def test_forget_all_empties_the_memos_a_check_fills() -> None:
         assert memo.cache_info().currsize == 0, memo
     assert not matching._named_memo
     assert not transport._quoted_values and not transport._quoted_names
+    assert not (crf_features._SPACED_WORDS or crf_features._GLUED_WORDS
+                or crf_features._PAIRS)
     # Emptied, not broken: the same calls give the same values.
     assert parse_citation(text) == citation
 

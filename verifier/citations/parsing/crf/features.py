@@ -152,7 +152,7 @@ register_memo(_GLUED_WORDS.clear)
 def _word(word: str, spaced: bool) -> WordInfo:
     """Everything about one word that does not depend on its place (see
     :class:`WordInfo`), computed once per distinct (word, spaced): two plain memos keyed
-    by the word, a look-up cheaper than an ``lru_cache``'s (a key tuple made and hashed
+    by the word, a look-up cheaper than a value memo's (a key tuple made and hashed
     for every token)."""
     memo = _SPACED_WORDS if spaced else _GLUED_WORDS
     info = memo.get(word)
