@@ -376,3 +376,39 @@ def test_interrupt_keeps_the_output_and_resume_finishes_it(
     assert 1 <= len(written) <= 2
     main(["check", str(few_refs), "-o", str(out), "--resume", *options])
     assert sorted(str(line["id"]) for line in output_lines(out)) == ids_in(few_refs)
+
+
+
+DISPLAY_SCRIPT = """
+import asyncio, sys
+from verifier.cli.main import main
+
+on_loop = []
+
+class Watch:  # sees the first import of rich, and whether a loop runs in its thread
+    def find_spec(self, name, path=None, target=None):
+        if name == "rich":
+            try:
+                asyncio.get_running_loop()
+                on_loop.append(True)
+            except RuntimeError:
+                on_loop.append(False)
+        return None
+
+assert "rich" not in sys.modules, "imported before the run"
+sys.meta_path.insert(0, Watch())
+code = main(sys.argv[1:])
+print("rich imported on the loop:", on_loop, "exit:", code)
+"""
+
+
+def test_a_run_with_a_display_imports_it_off_the_loop(tmp_path: Path) -> None:
+    # In a new interpreter, where rich is not imported yet: importing reads files, which
+    # must not happen on the event loop's thread.
+    refs = tmp_path / "one.txt"
+    refs.write_text("Smith, J. (2001). A title of a work. Journal of Tests, 3, 1-9.\n")
+    done = subprocess.run(
+        [sys.executable, "-c", DISPLAY_SCRIPT, "check", str(refs), "-o", str(tmp_path / "o"),
+         "--no-cache", "--sources", "crossref", "--base-url", "crossref=http://127.0.0.1:9"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=REPO_ROOT)
+    assert "rich imported on the loop: [False]" in done.stdout, (done.stdout, done.stderr)

@@ -107,7 +107,7 @@ from .output import (
     report_to_json,
     scan_output,
 )
-from .progress import open_progress, print_summary
+from .progress import load_displays, open_progress, print_summary
 
 MAX_CONCURRENCY = 1000
 
@@ -579,6 +579,8 @@ class CheckRun:
                 # Everything else is open: only now may an existing output be truncated.
                 await asyncio.to_thread(writer.open_now)
                 self.stats = verifier.stats
+                if not plan.quiet:  # rich's import reads files: not on the loop
+                    await asyncio.to_thread(load_displays)
                 display = open_progress(verifier.stats, settings.sources, total=total,
                                         done=done, quiet=plan.quiet, live=self._live_display())
                 with display:

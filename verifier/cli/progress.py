@@ -116,11 +116,21 @@ class RunProgress:
         return line
 
 
+def load_displays() -> None:
+    """Import what :func:`open_progress` shows a display with (rich and the displays):
+    importing reads files, so code on an event loop calls this on a worker thread first
+    (``await asyncio.to_thread(load_displays)``); a second call costs nothing."""
+    import rich.console  # noqa: F401
+
+    from . import displays  # noqa: F401
+
+
 def open_progress(stats: RunStats, sources: Sequence[str], *, total: int | None, done: int = 0,
                   quiet: bool = False, live: bool | None = None,
                   console: Console | None = None) -> RunProgress:
     """The display that fits: none if ``quiet``, live if ``live`` (default: stderr is a
-    terminal), plain status lines otherwise."""
+    terminal), plain status lines otherwise. Imports rich unless ``quiet``: on an event
+    loop, call :func:`load_displays` on a worker thread before."""
     if quiet:
         return RunProgress(stats, sources, total=total, done=done)
     from rich.console import Console
