@@ -345,6 +345,13 @@ def test_resume_of_a_finished_output_checks_nothing(
     assert out.read_bytes() == before
 
 
+def _default_interrupt() -> None:
+    """In the child, before it runs: SIGINT as a terminal gives it. A job a shell starts in
+    the background (``cmd &``, as some CI runners do) inherits SIGINT ignored, and Python
+    then keeps ignoring it, as a user's ``nohup verifier check ... &`` would want."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_keeps_the_output_and_resume_finishes_it(
     world: dict[str, str], tmp_path: Path, few_refs: Path, signal_number: int
@@ -357,7 +364,8 @@ def test_interrupt_keeps_the_output_and_resume_finishes_it(
     options = [*world_options(world, tmp_path, quiet=False), "--concurrency", "1"]
     process = subprocess.Popen(
         [sys.executable, "-m", "verifier", "check", "-", "-o", str(out), *options],
-        stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO_ROOT)
+        stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO_ROOT,
+        preexec_fn=_default_interrupt)
     assert process.stdin is not None
     process.stdin.write(b"".join(refs[:2]))
     process.stdin.flush()
