@@ -15,7 +15,7 @@ from verifier.citations.parsing import parse_citation
 from verifier.citations.parsing.crf import features as crf_features
 from verifier.http import transport
 from verifier.http.transport import HttpRequest
-from verifier.value_memos import forget_all, value_memo
+from verifier.value_memos import forget_all, keep, value_memo
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,3 +101,11 @@ def test_every_text_keyed_memo_is_registered() -> None:
                     relative not in CONFIGURATION_MEMOS):
                 stray.append(relative)
     assert stray == []
+
+
+def test_keep_starts_a_full_memo_over_and_returns_the_value() -> None:
+    memo: dict[str, int] = {}
+    assert [keep(memo, k, n, 2) for n, k in enumerate("abc")] == [0, 1, 2]
+    assert memo == {"c": 2}  # full at "c": emptied, then kept
+    keep(memo, "d", 3, 2)
+    assert memo == {"c": 2, "d": 3}

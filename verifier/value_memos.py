@@ -43,6 +43,21 @@ def register_memo(clear: Callable[[], Any]) -> None:
     _clearers.append(clear)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def keep(memo: dict[K, V], key: K, value: V, maxsize: int) -> V:
+    """Keep ``value`` for ``key`` in ``memo``, a plain dict memo (registered with
+    :func:`register_memo`) emptied first when it holds ``maxsize`` entries; returns
+    ``value``. Cheaper to look up than a value memo where the key is at hand (no key
+    tuple made and hashed per call); starting over keeps it bounded."""
+    if len(memo) >= maxsize:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def forget_all() -> int:
     """Empty every registered memo; returns how many there are."""
     for clear in _clearers:

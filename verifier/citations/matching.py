@@ -24,7 +24,7 @@ from typing import Final
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
-from verifier.value_memos import register_memo, value_memo
+from verifier.value_memos import keep, register_memo, value_memo
 
 from .candidates import Candidate, ready_candidates
 from .models import Author, Citation, MatchScores, WorkRecord, WorkType
@@ -364,9 +364,7 @@ def _names(authors: Sequence[Author]) -> list[_Name]:
     if entry is not None and entry[0] is authors:
         return entry[1]
     names = _named(authors)
-    if len(_named_memo) >= _NAMED_MEMO_SIZE:
-        _named_memo.clear()
-    _named_memo[id(authors)] = (authors, names)
+    keep(_named_memo, id(authors), (authors, names), _NAMED_MEMO_SIZE)
     return names
 
 

@@ -24,7 +24,7 @@ from urllib.parse import quote_plus
 
 from mypy_extensions import mypyc_attr
 
-from verifier.value_memos import register_memo
+from verifier.value_memos import keep, register_memo
 
 from .imports import imported
 from .redact import request_secrets
@@ -166,14 +166,6 @@ register_memo(_quoted_names.clear)
 register_memo(_quoted_values.clear)
 
 
-def _remembered(memo: dict[str, str], text: str, quoted: str) -> str:
-    """Keep ``quoted`` for ``text`` in ``memo`` (emptied first when full); returns it."""
-    if len(memo) >= QUOTED_MEMO_SIZE:
-        memo.clear()
-    memo[text] = quoted
-    return quoted
-
-
 def query_string(params: Sequence[tuple[object, object]]) -> str:
     """``urllib.parse.urlencode(params)``, the same string: plain ``str`` names and values
     (most of them) quoted from bounded memos, anything else quoted as ``str(value)``."""
@@ -181,10 +173,10 @@ def query_string(params: Sequence[tuple[object, object]]) -> str:
     parts = []
     for k, v in params:
         if type(k) is str and type(v) is str:
-            name = names.get(k) or _remembered(names, k, _quote_text(k) + "=")
+            name = names.get(k) or keep(names, k, _quote_text(k) + "=", QUOTED_MEMO_SIZE)
             value = values.get(v)
             if value is None:
-                value = _remembered(values, v, _quote_text(v))
+                value = keep(values, v, _quote_text(v), QUOTED_MEMO_SIZE)
             parts.append(name + value)
         else:
             parts.append(f"{_quote_plus(k)}={_quote_plus(v)}")

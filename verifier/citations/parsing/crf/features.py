@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from sys import intern
 from typing import NamedTuple
 
-from verifier.value_memos import register_memo, value_memo
+from verifier.value_memos import keep, register_memo, value_memo
 
 from .lexicon import lexicon_names
 from .tokens import Token
@@ -157,9 +157,7 @@ def _word(word: str, spaced: bool) -> WordInfo:
     memo = _SPACED_WORDS if spaced else _GLUED_WORDS
     info = memo.get(word)
     if info is None:
-        if len(memo) >= _WORDS_MAX:
-            memo.clear()
-        info = memo[word] = _word_info(word, spaced)
+        info = keep(memo, word, _word_info(word, spaced), _WORDS_MAX)
     return info
 
 
