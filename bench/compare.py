@@ -1,7 +1,8 @@
 """Two source trees' speed side by side in one run: the ratio a change makes.
 
     verifier bench compare --base REV [--head DIR] [--bench throughput|rerun]
-        [--pairs N] [--json FILE] [-- BENCH-ARGUMENTS]
+        [--base-python PATH] [--head-python PATH] [--pairs N] [--json FILE]
+        [-- BENCH-ARGUMENTS]
 
 Runs ``verifier bench throughput`` (default; arguments after ``--``, default
 ``--distinct 2000 --repeated 10000``) or ``verifier bench rerun`` (the cached 636 re-run
@@ -18,6 +19,9 @@ the two trees' statuses differ (a speed change must not change a verdict).
 exported (``git archive``) to a temporary folder for the run. Both trees run on this
 interpreter and its installed dependencies, each importing its own ``verifier``; a tree
 that needs other dependencies cannot be compared this way (checked before anything runs).
+``--base-python``/``--head-python`` run a tree's throughput bench on another interpreter
+(another venv's ``python``; the tree's compiled modules must be built for it): the same
+source on two builds of Python compares the interpreters.
 
 A ratio is the only figure worth comparing across days: this machine is shared, and the
 same code has measured a third slower from one day to the next.
@@ -160,34 +164,39 @@ def tree_env(tree: Path) -> dict[str, str]:
     return env
 
 
-def check_tree(tree: Path, bench: str | None = None) -> None:
+def check_tree(tree: Path, bench: str | None = None, python: str = sys.executable) -> None:
     """``CompareError`` unless ``tree`` holds a source tree (with ``bench``, if given)
-    that this interpreter imports ``verifier`` from."""
+    that ``python`` (default: this interpreter) imports ``verifier`` from."""
     if not (tree / "verifier" / "__init__.py").is_file():
         raise CompareError(f"{tree} holds no verifier source tree")
     if bench is not None and not (tree / "bench" / f"{bench}.py").is_file():
         raise CompareError(f"{tree} holds no bench/{bench}.py")
-    probe = subprocess.run([sys.executable, "-c", "import verifier; print(verifier.__file__)"],
-                           cwd=tree, env=tree_env(tree), capture_output=True, text=True,
-                           check=False)
+    try:
+        probe = subprocess.run([python, "-c", "import verifier; print(verifier.__file__)"],
+                               cwd=tree, env=tree_env(tree), capture_output=True, text=True,
+                               check=False)
+    except OSError as exc:
+        raise CompareError(f"{python}: cannot be run as an interpreter: {exc}") from exc
     if probe.returncode != 0:
-        raise CompareError(f"{tree}: 'import verifier' fails on this interpreter: "
+        raise CompareError(f"{tree}: 'import verifier' fails on {python}: "
                            f"{probe.stderr.strip().splitlines()[-1:]}")
     found = Path(probe.stdout.strip()).resolve()
     if not found.is_relative_to(tree.resolve()):
-        raise CompareError(f"{tree}: this interpreter imports verifier from {found}, not "
-                           "from the tree")
+        raise CompareError(f"{tree}: {python} imports verifier from {found}, not from the "
+                           "tree")
 
 
 def subprocess_runner(bench: str, bench_args: Sequence[str], scratch: Path,
-                      compared: Compared) -> Runner:
+                      compared: Compared, pythons: dict[str, str] | None = None) -> Runner:
     """Run ``verifier bench BENCH`` from each tree in a process of its own (or, for a
-    bench :attr:`Compared.timed_from_here`, this checkout's, told to time the tree)."""
+    bench :attr:`Compared.timed_from_here`, this checkout's, told to time the tree), on
+    the tree's interpreter in ``pythons`` (default: this one)."""
     counter = iter(range(1, 1_000_000))
 
     def run(name: str, tree: Path) -> dict[str, Any]:
         out = scratch / f"{name}-{next(counter)}.json"
-        command = [sys.executable, "-m", "verifier", "bench", bench, *bench_args,
+        python = (pythons or {}).get(name, sys.executable)
+        command = [python, "-m", "verifier", "bench", bench, *bench_args,
                    "--json", str(out)]
         if compared.timed_from_here:
             command += ["--cli-tree", str(tree)]
@@ -212,6 +221,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a source tree's directory (default: this checkout)")
     parser.add_argument("--bench", choices=sorted(BENCHES), default="throughput",
                         help="what is compared (default: throughput)")
+    for which in ("base", "head"):
+        parser.add_argument(f"--{which}-python", metavar="PATH",
+                            help=f"the interpreter that runs the {which} tree's throughput "
+                                 "bench (default: this one)")
     parser.add_argument("--pairs", type=int, default=3, help="base/head pairs (default 3)")
     parser.add_argument("--json", type=result_file, help="write the result file here")
     parser.add_argument("bench_args", nargs=argparse.REMAINDER,
@@ -222,6 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.pairs < 1:
         parser.error(f"--pairs must be at least 1, got {args.pairs}")
     compared = BENCHES[args.bench]
+    pythons = {tree: python for tree, python in (("base", args.base_python),
+                                                 ("head", args.head_python)) if python}
+    if pythons and compared.timed_from_here:
+        parser.error(f"--base-python and --head-python apply to the throughput bench, not "
+                     f"to {args.bench}")
     passed = [a for a in args.bench_args if a != "--"] or list(compared.default_args)
     if "--json" in passed:
         parser.error("--json after -- is the compare bench's own: give it before --")
@@ -232,14 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         scratch = Path(tmp)
         try:
             trees = {"base": tree_of(args.base, HERE, scratch), "head": Path(args.head).resolve()}
-            for tree in trees.values():
-                check_tree(tree, None if compared.timed_from_here else args.bench)
-            result = compare(subprocess_runner(args.bench, passed, scratch, compared), trees,
-                             args.pairs, compared)
+            for name, tree in trees.items():
+                check_tree(tree, None if compared.timed_from_here else args.bench,
+                           pythons.get(name, sys.executable))
+            result = compare(subprocess_runner(args.bench, passed, scratch, compared,
+                                               pythons), trees, args.pairs, compared)
         except CompareError as exc:
             print(f"verifier bench compare: {exc}", file=sys.stderr)
             return 2
     result["bench"] = args.bench
+    result["interpreters"] = {name: pythons.get(name, sys.executable) for name in trees}
     result["bench_args"] = passed
     print_table(result)
     if args.json:

@@ -52,7 +52,7 @@ from walters_wilder import (
 from verifier import Verifier
 from verifier.citations.models import CitationInput
 from verifier.http.policy import SourcePolicy
-from verifier.native import compiled_loaded
+from verifier.native import compiled_loaded, interpreter
 from verifier.settings import Settings
 from verifier.sources import PolicyTable
 
@@ -261,6 +261,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "warm_passes": passes,
         "world": "in-process" if args.world_in_process else "process",
         "compiled_modules": len(compiled_loaded()),
+        "interpreter": interpreter(),
     }
     for name, r in results.items():
         print(f"{name:>9}: {r['citations']:,} citations, {r['per_cpu_s']:,} per CPU-second, "
@@ -268,6 +269,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
               f"statuses {r['status_counts']}")
     print(f"RSS {rss_start:.0f} MB at the start, peak {result['rss_mb']['peak']:.0f} MB")
     print(f"compiled modules: {result['compiled_modules']} (0: plain Python)")
+    python = result["interpreter"]
+    print(f"interpreter: {python['implementation']} {python['version']} "
+          f"({python['executable']}; libpython shared: {python['libpython_shared']})")
     return result
 
 

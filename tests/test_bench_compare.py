@@ -3,11 +3,21 @@ cannot run (the throughput runs themselves are the throughput bench's, tested th
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from compare import BENCHES, CompareError, check_tree, compare, main, run_order, tree_of
+from compare import (
+    BENCHES,
+    CompareError,
+    check_tree,
+    compare,
+    main,
+    run_order,
+    subprocess_runner,
+    tree_of,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,3 +93,31 @@ def test_the_command_refuses_bad_input_before_running_anything(
     with pytest.raises(SystemExit) as exited:
         main(["--base", str(ROOT), "--pairs", "0"])
     assert exited.value.code == 2
+
+
+def test_an_interpreter_that_cannot_run_is_named(tmp_path: Path) -> None:
+    with pytest.raises(CompareError, match="cannot be run as an interpreter"):
+        check_tree(ROOT, python=str(tmp_path / "no-python"))
+
+
+def test_a_tree_runs_on_the_interpreter_given_for_it(tmp_path: Path) -> None:
+    # A stand-in interpreter that notes how it was called and writes a result file.
+    called = tmp_path / "called"
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\n"
+                      f'echo "$@" > {called}\n'
+                      'while [ "$1" != "--json" ]; do shift; done\n'
+                      "echo '{\"distinct\": {\"per_cpu_s\": 7}}' > \"$2\"\n")
+    python.chmod(0o755)
+    run = subprocess_runner("throughput", ["--distinct", "5"], tmp_path, BENCHES["throughput"],
+                            {"base": str(python)})
+    assert run("base", ROOT) == {"distinct": {"per_cpu_s": 7}}
+    assert called.read_text().startswith("-m verifier bench throughput --distinct 5 --json ")
+
+
+def test_another_interpreter_is_refused_for_a_bench_timed_from_here(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--base", str(ROOT), "--bench", "rerun", "--base-python", sys.executable])
+    assert exited.value.code == 2
+    assert "apply to the throughput bench, not to rerun" in capsys.readouterr().err

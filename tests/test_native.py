@@ -4,9 +4,10 @@ suite refuses to run over."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from verifier.native import stale_extensions
+from verifier.native import interpreter, stale_extensions
 
 SO = ".cpython-311-x86_64-linux-gnu.so"
 
@@ -54,3 +55,15 @@ def test_an_extension_written_in_c_is_stale_when_its_c_source_is_newer(tmp_path:
     assert stale_extensions(tmp_path) == [decoder]
     os.utime(source, (50, 50))
     assert stale_extensions(tmp_path) == []
+
+
+def test_the_interpreter_says_whether_it_runs_from_a_shared_libpython(tmp_path: Path) -> None:
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f01 r-xp 0 08:01 42 /opt/py/lib/libpython3.11.so.1.0\n")
+    described = interpreter(maps)
+    assert described["libpython_shared"] is True
+    assert described["executable"] == sys.executable
+    assert described["version"] == ".".join(map(str, sys.version_info[:3]))
+    maps.write_text("7f00-7f01 r-xp 0 08:01 42 /usr/bin/python3.11\n")
+    assert interpreter(maps)["libpython_shared"] is False
+    assert interpreter(tmp_path / "absent")["libpython_shared"] is None
