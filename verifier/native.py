@@ -64,9 +64,9 @@ def compiled_loaded() -> list[str]:
 def interpreter(maps: Path = Path("/proc/self/maps")) -> dict[str, object]:
     """The Python that runs this process, as a benchmark's result names it: the same code
     runs at different speeds on different builds of one CPython version (measured on
-    this project's warm path: Debian's CPython 3.11, built with profile-guided and
-    link-time optimisation, ran it ×1.10-×1.13 faster than a pyenv build of 3.11
-    configured without them; see the README).
+    this project's warm path: Debian's CPython 3.11 ran it ×1.04-×1.23 faster than a
+    pyenv build of 3.11 configured without profile-guided and link-time optimisation;
+    see the README's twelfth pass).
 
     ``libpython_shared`` says whether the interpreter runs from a shared ``libpython``
     (read from ``maps``, Linux's list of the process's mapped files; None where there is
