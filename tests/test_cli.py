@@ -420,3 +420,27 @@ def test_a_run_with_a_display_imports_it_off_the_loop(tmp_path: Path) -> None:
          "--no-cache", "--sources", "crossref", "--base-url", "crossref=http://127.0.0.1:9"],
         capture_output=True, text=True, timeout=120, check=False, cwd=REPO_ROOT)
     assert "rich imported on the loop: [False]" in done.stdout, (done.stdout, done.stderr)
+
+
+def test_a_run_stops_its_display_off_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Stopping the plain display joins its thread: a wait the event loop must not make.
+    from verifier.cli import displays
+
+    stopped_on_loop: list[bool] = []
+    stop = displays.PlainProgress.stop
+
+    def watched_stop(self: displays.PlainProgress) -> None:
+        try:
+            asyncio.get_running_loop()
+            stopped_on_loop.append(True)
+        except RuntimeError:
+            stopped_on_loop.append(False)
+        stop(self)
+
+    monkeypatch.setattr(displays.PlainProgress, "stop", watched_stop)
+    refs = tmp_path / "one.txt"
+    refs.write_text("Smith, J. (2001). A title of a work. Journal of Tests, 3, 1-9.\n")
+    main(["check", str(refs), "-o", str(tmp_path / "o"), "--no-cache", "--sources",
+          "crossref", "--base-url", "crossref=http://127.0.0.1:9"])
+    assert stopped_on_loop == [False]

@@ -65,8 +65,10 @@ def _line(name: str, s: SourceStats) -> SourceLine:
 
 
 class RunProgress:
-    """A progress display: ``with display: ... display.advance() ...``. This base class
-    shows nothing (``--quiet``)."""
+    """A progress display: ``with display: ... display.advance() ...`` (or :meth:`start`
+    and :meth:`stop`). A display that draws stops by joining its own thread, so an async
+    caller stops it off the event loop (``await asyncio.to_thread(display.stop)``). This
+    base class shows nothing (``--quiet``)."""
 
     def __init__(self, stats: RunStats, sources: Sequence[str], *, total: int | None,
                  done: int = 0) -> None:
