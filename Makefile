@@ -8,10 +8,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The modules compiled to C at install and the CRF decoder's C source (see setup.py): an
-# edit to one rebuilds them, as the stale extension would otherwise be imported in its
-# source's place.
-NATIVE_SOURCES := $(shell grep -v '^\#' native-modules.txt) verifier/citations/parsing/crf/_decode.c
+# The modules compiled to C at install and the C sources (native-modules.txt, read by
+# setup.py): an edit to one rebuilds them, as the stale extension would otherwise be
+# imported in its source's place.
+NATIVE_SOURCES := $(shell grep -v '^\#' native-modules.txt)
 # Removes the compiled modules (an install builds them anew, or none when pure).
 REMOVE_NATIVE := rm -f verifier_native__mypyc.*.so && find verifier adapters -name '*.so' -delete
 # The Walters & Wilder data the benchmark reads (read-only, never copied into the repo).

@@ -14,7 +14,8 @@ from setuptools import Extension, setup
 HERE = Path(__file__).parent
 
 
-def native_modules() -> list[str]:
+def native_sources() -> list[str]:
+    """The paths native-modules.txt lists: Python modules for mypyc, and C sources."""
     lines = (HERE / "native-modules.txt").read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
@@ -24,18 +25,20 @@ def ext_modules() -> list:
         return []
     from mypyc.build import mypycify
 
-    # The CRF parser's decoder, plain C (see verifier/citations/parsing/crf/decode.py).
-    decoder = Extension("verifier.citations.parsing.crf._decode",
-                        ["verifier/citations/parsing/crf/_decode.c"])
+    sources = native_sources()
+    # Extensions written in C (the CRF parser's decoder: see
+    # verifier/citations/parsing/crf/decode.py), each the module its path names.
+    written_in_c = [Extension(path.removesuffix(".c").replace("/", "."), [path])
+                    for path in sources if path.endswith(".c")]
 
     # The build environment holds only the build requirements, so the libraries these
     # modules import are typed as Any here (the type check proper is `make typecheck`).
     compiled = mypycify(["--ignore-missing-imports", "--no-warn-return-any",
                          "--allow-subclassing-any", "--allow-untyped-calls",
                          "--allow-untyped-decorators", "--no-warn-unused-ignores",
-                         *native_modules()],
+                         *(path for path in sources if path.endswith(".py"))],
                         opt_level="3", debug_level="0", group_name="verifier_native")
-    return [decoder, *compiled]
+    return [*written_in_c, *compiled]
 
 
 setup(ext_modules=ext_modules())
