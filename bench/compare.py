@@ -235,9 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.pairs < 1:
         parser.error(f"--pairs must be at least 1, got {args.pairs}")
     compared = BENCHES[args.bench]
-    pythons = {tree: python for tree, python in (("base", args.base_python),
-                                                 ("head", args.head_python)) if python}
-    if pythons and compared.timed_from_here:
+    pythons = {"base": args.base_python or sys.executable,
+               "head": args.head_python or sys.executable}
+    if (args.base_python or args.head_python) and compared.timed_from_here:
         parser.error(f"--base-python and --head-python apply to the throughput bench, not "
                      f"to {args.bench}")
     passed = [a for a in args.bench_args if a != "--"] or list(compared.default_args)
@@ -252,14 +252,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             trees = {"base": tree_of(args.base, HERE, scratch), "head": Path(args.head).resolve()}
             for name, tree in trees.items():
                 check_tree(tree, None if compared.timed_from_here else args.bench,
-                           pythons.get(name, sys.executable))
+                           pythons[name])
             result = compare(subprocess_runner(args.bench, passed, scratch, compared,
                                                pythons), trees, args.pairs, compared)
         except CompareError as exc:
             print(f"verifier bench compare: {exc}", file=sys.stderr)
             return 2
     result["bench"] = args.bench
-    result["interpreters"] = {name: pythons.get(name, sys.executable) for name in trees}
+    result["interpreters"] = pythons
     result["bench_args"] = passed
     print_table(result)
     if args.json:

@@ -386,6 +386,14 @@ def test_interrupt_keeps_the_output_and_resume_finishes_it(
     assert sorted(str(line["id"]) for line in output_lines(out)) == ids_in(few_refs)
 
 
+def _one_reference_run(tmp_path: Path) -> list[str]:
+    """``verifier check`` arguments for one reference against a Crossref that is not
+    there (a short run that still shows a display)."""
+    refs = tmp_path / "one.txt"
+    refs.write_text("Smith, J. (2001). A title of a work. Journal of Tests, 3, 1-9.\n")
+    return ["check", str(refs), "-o", str(tmp_path / "o"), "--no-cache", "--sources",
+            "crossref", "--base-url", "crossref=http://127.0.0.1:9"]
+
 
 DISPLAY_SCRIPT = """
 import asyncio, sys
@@ -413,11 +421,8 @@ print("rich imported on the loop:", on_loop, "exit:", code)
 def test_a_run_with_a_display_imports_it_off_the_loop(tmp_path: Path) -> None:
     # In a new interpreter, where rich is not imported yet: importing reads files, which
     # must not happen on the event loop's thread.
-    refs = tmp_path / "one.txt"
-    refs.write_text("Smith, J. (2001). A title of a work. Journal of Tests, 3, 1-9.\n")
     done = subprocess.run(
-        [sys.executable, "-c", DISPLAY_SCRIPT, "check", str(refs), "-o", str(tmp_path / "o"),
-         "--no-cache", "--sources", "crossref", "--base-url", "crossref=http://127.0.0.1:9"],
+        [sys.executable, "-c", DISPLAY_SCRIPT, *_one_reference_run(tmp_path)],
         capture_output=True, text=True, timeout=120, check=False, cwd=REPO_ROOT)
     assert "rich imported on the loop: [False]" in done.stdout, (done.stdout, done.stderr)
 
@@ -439,8 +444,5 @@ def test_a_run_stops_its_display_off_the_loop(
         stop(self)
 
     monkeypatch.setattr(displays.PlainProgress, "stop", watched_stop)
-    refs = tmp_path / "one.txt"
-    refs.write_text("Smith, J. (2001). A title of a work. Journal of Tests, 3, 1-9.\n")
-    main(["check", str(refs), "-o", str(tmp_path / "o"), "--no-cache", "--sources",
-          "crossref", "--base-url", "crossref=http://127.0.0.1:9"])
+    main(_one_reference_run(tmp_path))
     assert stopped_on_loop == [False]

@@ -63,10 +63,8 @@ def compiled_loaded() -> list[str]:
 
 def interpreter(maps: Path = Path("/proc/self/maps")) -> dict[str, object]:
     """The Python that runs this process, as a benchmark's result names it: the same code
-    runs at different speeds on different builds of one CPython version (measured on
-    this project's warm path: Debian's CPython 3.11 ran it ×1.04-×1.23 faster than a
-    pyenv build of 3.11 configured without profile-guided and link-time optimisation;
-    see the README's twelfth pass).
+    runs at different speeds on different builds of one CPython version (the README's
+    "Which Python" gives what was measured).
 
     ``libpython_shared`` says whether the interpreter runs from a shared ``libpython``
     (read from ``maps``, Linux's list of the process's mapped files; None where there is
