@@ -205,7 +205,7 @@ async def replay(plan: SourcePlan, answers: Answers, needed: int,
                  requests: Counter[str]) -> int:
     """The witnesses ``plan`` reaches over ``answers``, run by the engine's
     :class:`PlanRun` asking :class:`ReplayAnswers`."""
-    run = PlanRun(Citation(), ReplayAnswers(answers, requests), independence="distinct")
+    run = PlanRun(ReplayAnswers(answers, requests), independence="distinct")
     await run.run(plan, needed=needed)
     return run.witnesses()
 

@@ -56,8 +56,7 @@ async def engine_asks(plan: SourcePlan, answers: Answers,
         await asyncio.sleep(0)
         return answer_now(step)
 
-    run = PlanRun(Citation(title="T"),
-                  ScriptedAnswers(answer, answer_now if cached else (lambda step: None)),
+    run = PlanRun(ScriptedAnswers(answer, answer_now if cached else (lambda step: None)),
                   independence="distinct")
     await run.run(plan, needed=2)
     return asked, run.witnesses()

@@ -10,7 +10,6 @@ from scripted_run import NOT_ASKED
 
 from verifier.citations import plan_run, verdict
 from verifier.citations.models import (
-    Citation,
     MatchScores,
     SourceResult,
     SourceStatus,
@@ -31,7 +30,7 @@ def test_witnesses_are_recounted_only_after_an_answer_and_stay_right(
 
     plan_run = pure("verifier.citations.plan_run")  # its own call, watched
     monkeypatch.setattr(plan_run, "independent_groups", counted)
-    run = plan_run.PlanRun(Citation(title="T"), NOT_ASKED, independence="lineage")
+    run = plan_run.PlanRun(NOT_ASKED, independence="lineage")
     assert run.witnesses() == 0
     run._add("crossref", SourceResult(SourceStatus.MATCH))
     assert [run.witnesses() for _ in range(3)] == [1, 1, 1]
@@ -50,7 +49,7 @@ def test_under_distinct_the_count_is_the_matching_sources_without_grouping(
 
     plan_run = pure("verifier.citations.plan_run")  # its own call, watched
     monkeypatch.setattr(plan_run, "independent_groups", not_called)
-    run = plan_run.PlanRun(Citation(title="T"), NOT_ASKED, independence="distinct")
+    run = plan_run.PlanRun(NOT_ASKED, independence="distinct")
     answers = [("crossref", SourceStatus.MATCH), ("openalex", SourceStatus.NO_MATCH),
                ("openalex", SourceStatus.MATCH), ("pubmed", SourceStatus.ERROR),
                ("crossref", SourceStatus.NO_MATCH)]

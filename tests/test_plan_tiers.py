@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from scripted_run import ScriptedAnswers
 
-from verifier.citations.models import Citation, SourceResult, SourceStatus
+from verifier.citations.models import SourceResult, SourceStatus
 from verifier.citations.plan_run import CUT_OFF, ONLY_TO_CONFIRM, PlanRun
 from verifier.citations.planner import PlanStep, SourcePlan, StepKind
 from verifier.citations.step_asker import StepOutcome
@@ -49,8 +49,7 @@ async def run_with(holders: set[str], cached: bool = False
         await asyncio.sleep(0)
         return answer_now(step)
 
-    run = PlanRun(Citation(title="T"),
-                  ScriptedAnswers(answer, answer_now if cached else (lambda step: None)),
+    run = PlanRun(ScriptedAnswers(answer, answer_now if cached else (lambda step: None)),
                   independence="distinct")
     await run.run(PLAN, needed=2, width=1)
     return asked, run.results()
@@ -97,7 +96,7 @@ async def test_a_source_still_out_at_the_deadline_is_cut_off_and_reported_timed_
             return None
         return StepOutcome(SourceResult(SourceStatus.MATCH, requests=1))
 
-    run = PlanRun(Citation(title="T"), ScriptedAnswers(never, crossref_now),
+    run = PlanRun(ScriptedAnswers(never, crossref_now),
                   independence="distinct", waiting=lambda: deadline.scope(0.0))
     with pytest.raises(TimeoutError):
         await run.run(PLAN, needed=2, width=1)

@@ -153,9 +153,9 @@ class CitationChecker:
         def waiting() -> AbstractAsyncContextManager[None]:
             return deadline.scope(_DEADLINE_GRACE_S)
 
-        main = PlanRun(citation, SourceAsker(citation, clients, self.stats, deadline),
+        main = PlanRun(SourceAsker(citation, clients, self.stats, deadline),
                        independence=options.independence, waiting=waiting)
-        book: PlanRun | None = None
+        book: tuple[Citation, PlanRun] | None = None  # a chapter's book, and its run
         try:
             if options.strategy is Strategy.ALL_AT_ONCE:
                 steps = tuple(PlanStep(s, kind) for s in clients for kind in StepKind)
@@ -164,10 +164,10 @@ class CitationChecker:
                 await main.run(plan_sources(citation, list(clients)), needed=AGREEMENT)
                 book_citation = book_of(citation)
                 if book_citation is not None and main.witnesses() < AGREEMENT:
-                    book = PlanRun(book_citation,
-                                   SourceAsker(book_citation, clients, self.stats, deadline),
-                                   independence=options.independence, waiting=waiting)
-                    await book.run(book_plan(book_citation, list(clients)), needed=1)
+                    book_run = PlanRun(SourceAsker(book_citation, clients, self.stats, deadline),
+                                       independence=options.independence, waiting=waiting)
+                    book = (book_citation, book_run)
+                    await book_run.run(book_plan(book_citation, list(clients)), needed=1)
         except TimeoutError:
             pass  # sources still out are reported timed_out
         return self._report(item, citation, main, book, options,
@@ -232,7 +232,7 @@ class CitationChecker:
         item: CitationInput,
         citation: Citation,
         main: PlanRun,
-        book: PlanRun | None,
+        book: tuple[Citation, PlanRun] | None,
         options: ResolvedOptions,
         elapsed: float,
     ) -> Report:
@@ -240,7 +240,7 @@ class CitationChecker:
             n: r for n, r in self._unavailable.items() if n in options.sources
         }
         results.update(main.results())
-        book_check = _book_check(book) if book is not None else None
+        book_check = _book_check(*book) if book is not None else None
         if book_check is not None:
             book_check = replace(book_check, sources=self._redacted(book_check.sources))
         return report_from_results(
@@ -279,7 +279,7 @@ def citation_of_text(text: str) -> Citation:
     return parse_citation(without_entities(text))
 
 
-def _book_check(run: PlanRun) -> BookCheck:
+def _book_check(book: Citation, run: PlanRun) -> BookCheck:
     results = run.results()
     found = tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
     if found:
@@ -290,4 +290,4 @@ def _book_check(run: PlanRun) -> BookCheck:
         status = BookStatus.INCONCLUSIVE
     else:
         status = BookStatus.NOT_FOUND
-    return BookCheck(status, run.citation.title, found, results)
+    return BookCheck(status, book.title, found, results)

@@ -16,7 +16,7 @@ from typing import Any
 
 from verifier.concurrency import run_until
 
-from .models import Citation, SourceResult, SourceStatus
+from .models import SourceResult, SourceStatus
 from .planner import PlanStep, SourcePlan, StepKind
 from .step_asker import StepAsker, StepOutcome
 from .verdict import independent_groups
@@ -118,7 +118,6 @@ class PlanRun:
 
     def __init__(
         self,
-        citation: Citation,
         asker: StepAsker,
         *,
         independence: str,
@@ -127,7 +126,6 @@ class PlanRun:
         """``asker`` answers the steps (:class:`SourceAsker` asks the engine's sources).
         ``waiting()``, when given, is entered around each wait for the sources (the
         citation's deadline scope): a run the cache answers whole never enters it."""
-        self.citation = citation
         self._asker = asker
         self._independence = independence
         self._waiting = waiting
