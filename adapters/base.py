@@ -32,6 +32,7 @@ from typing import ClassVar
 
 from verifier.citations.candidates import Candidate, ready_candidates
 from verifier.citations.models import Citation, WorkRecord
+from verifier.errors import SourceError
 from verifier.http.policy import RateHint as RateHint
 from verifier.http.transport import HttpRequest, HttpResponse
 
@@ -100,3 +101,18 @@ class SourceAdapter(ABC):
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         """Rate-limit information in the response headers, if the service sends any."""
         return None
+
+
+def retry_if_empty(adapter: SourceAdapter, request: HttpRequest, response: HttpResponse,
+                   retry: HttpRequest | None) -> HttpRequest | None:
+    """The :meth:`~SourceAdapter.follow_up` of an adapter that asks again, as ``retry``,
+    when its first answer holds no records (``retry`` None: it never asks again). An
+    answer it cannot read has no follow-up: the failure is the answer."""
+    if retry is None:
+        return None
+    try:
+        if adapter.parse(request, response):
+            return None
+    except SourceError:
+        return None
+    return retry

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from verifier.citations.models import Citation, Identifiers, WorkRecord, WorkType
-from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
+from verifier.errors import MalformedResponse, UnexpectedStatus
 from verifier.http.policy import SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
@@ -23,7 +23,7 @@ from ._text import (
     json_object,
     names_from_list,
 )
-from .base import Identity, SourceAdapter
+from .base import Identity, SourceAdapter, retry_if_empty
 
 _TERM = re.compile(r'\w+:"[^"]*"|\S+')
 """One term of a Google Books query: a field with a quoted phrase, or a bare word."""
@@ -95,14 +95,7 @@ class GoogleBooksAdapter(SourceAdapter):
         """A title-only search when ``intitle:`` with ``inauthor:`` found nothing: cited
         author lists are often out of order or wrong (a real book cited with errors must
         still be found)."""
-        if _title_only_query(request) is None:
-            return None
-        try:
-            if self.parse(request, response):
-                return None
-        except SourceError:
-            return None
-        return _title_only_query(request)
+        return retry_if_empty(self, request, response, _title_only_query(request))
 
     def answer(
         self, request: HttpRequest, response: HttpResponse

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
-from verifier.errors import MalformedResponse, SourceError, UnexpectedStatus
+from verifier.errors import MalformedResponse, UnexpectedStatus
 from verifier.http.policy import SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
@@ -23,7 +23,7 @@ from ._text import (
     split_person_name,
     string_tuple,
 )
-from .base import Identity, SourceAdapter
+from .base import Identity, SourceAdapter, retry_if_empty
 
 _SITE = "https://openlibrary.org"
 # Only fields the work-search scheme knows; without ``fields`` a popular work's record
@@ -94,14 +94,7 @@ class OpenLibraryAdapter(SourceAdapter):
         """A title-only search when the search with the cited first author found nothing:
         Open Library wants every name to match, and cited author lists are often out of
         order or wrong (a real book cited with errors must still be found)."""
-        if _title_only_search(request) is None:
-            return None
-        try:
-            if self.parse(request, response):
-                return None
-        except SourceError:
-            return None
-        return _title_only_search(request)
+        return retry_if_empty(self, request, response, _title_only_search(request))
 
     def answer(
         self, request: HttpRequest, response: HttpResponse
