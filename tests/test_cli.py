@@ -427,22 +427,24 @@ def test_a_run_with_a_display_imports_it_off_the_loop(tmp_path: Path) -> None:
     assert "rich imported on the loop: [False]" in done.stdout, (done.stdout, done.stderr)
 
 
-def test_a_run_stops_its_display_off_the_loop(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Stopping the plain display joins its thread: a wait the event loop must not make.
+@pytest.mark.parametrize("method", ["start", "stop"])
+def test_a_run_starts_and_stops_its_display_off_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    # Starting a display may draw its first frame, stopping it joins its thread: writes
+    # and a wait the event loop must not make.
     from verifier.cli import displays
 
-    stopped_on_loop: list[bool] = []
-    stop = displays.PlainProgress.stop
+    on_loop: list[bool] = []
+    original = getattr(displays.PlainProgress, method)
 
-    def watched_stop(self: displays.PlainProgress) -> None:
+    def watched(self: displays.PlainProgress) -> None:
         try:
             asyncio.get_running_loop()
-            stopped_on_loop.append(True)
+            on_loop.append(True)
         except RuntimeError:
-            stopped_on_loop.append(False)
-        stop(self)
+            on_loop.append(False)
+        original(self)
 
-    monkeypatch.setattr(displays.PlainProgress, "stop", watched_stop)
+    monkeypatch.setattr(displays.PlainProgress, method, watched)
     main(_one_reference_run(tmp_path))
-    assert stopped_on_loop == [False]
+    assert on_loop == [False]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from verifier.citations.models import Status
@@ -17,6 +20,7 @@ from verifier.cli.progress import (
     format_duration,
     open_progress,
     print_summary,
+    shown,
     snapshot,
     summary_lines,
 )
@@ -126,3 +130,62 @@ def test_summary_to_stdout() -> None:
 def test_format_duration() -> None:
     assert [format_duration(s) for s in (4.26, 59.9, 65, 3599, 3600, 7384)] == [
         "4.3s", "59.9s", "1m05s", "59m59s", "1h00m", "2h03m"]
+
+
+class _SlowToStart(RunProgress):
+    """A display whose start waits for ``release`` (as a first frame to a paused terminal
+    would), recording what happened on which thread."""
+
+    def __init__(self) -> None:
+        super().__init__(RunStats(), ["crossref"], total=1)
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.events: list[tuple[str, bool]] = []
+
+    def _record(self, event: str) -> None:
+        try:
+            asyncio.get_running_loop()
+            on_loop = True
+        except RuntimeError:
+            on_loop = False
+        self.events.append((event, on_loop))
+
+    def start(self) -> None:
+        self._record("start")
+        self.entered.set()
+        self.release.wait(timeout=10)
+        self._record("started")
+
+    def stop(self) -> None:
+        self._record("stop")
+
+
+@pytest.mark.asyncio
+async def test_shown_starts_and_stops_a_display_off_the_loop() -> None:
+    display = _SlowToStart()
+    display.release.set()
+    async with shown(display) as same:
+        assert same is display
+        assert display.events == [("start", False), ("started", False)]
+    assert display.events[-1] == ("stop", False)
+
+
+@pytest.mark.asyncio
+async def test_shown_cancelled_while_starting_stops_the_display_after_its_start() -> None:
+    # A run cancelled (Ctrl-C) while its display is still starting must not leave the
+    # display running: the stop comes after the start has finished, never before it.
+    display = _SlowToStart()
+
+    async def run() -> None:
+        async with shown(display):
+            raise AssertionError("the body must not run")
+
+    task = asyncio.create_task(run())
+    assert await asyncio.to_thread(display.entered.wait, 10)
+    task.cancel()
+    await asyncio.sleep(0.05)
+    assert display.events == [("start", False)], "stopped before its start finished"
+    display.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert display.events == [("start", False), ("started", False), ("stop", False)]

@@ -107,7 +107,7 @@ from .output import (
     report_to_json,
     scan_output,
 )
-from .progress import load_displays, open_progress, print_summary
+from .progress import load_displays, open_progress, print_summary, shown
 
 MAX_CONCURRENCY = 1000
 
@@ -583,23 +583,17 @@ class CheckRun:
                     await asyncio.to_thread(load_displays)
                 display = open_progress(verifier.stats, settings.sources, total=total,
                                         done=done, quiet=plan.quiet, live=self._live_display())
-                display.start()
-                try:
-                    async with LineQueue(writer, linger_s=OUTPUT_LINGER_S) as lines, \
-                            aclosing(self._pending(lines, display.advance)) as pending, \
-                            _closing(verifier.verify_many(pending, concurrency=plan.concurrency)) \
-                            as reports:
-                        async for report in reports:
-                            await lines.put(report_to_json(report))
-                            unreadable = INPUT_ERROR_FLAG in report.flags
-                            self.tally.add(report.status, input_error=unreadable,
-                                           flags=report.flags)
-                            display.advance()
-                finally:
-                    # Stopping a display joins its thread, which may be writing to stderr
-                    # (a pipe can be full): a wait for another thread, so not on the loop's.
-                    # (Starting only starts that thread, or draws a first frame.)
-                    await asyncio.to_thread(display.stop)
+                async with shown(display), \
+                        LineQueue(writer, linger_s=OUTPUT_LINGER_S) as lines, \
+                        aclosing(self._pending(lines, display.advance)) as pending, \
+                        _closing(verifier.verify_many(pending, concurrency=plan.concurrency)) \
+                        as reports:
+                    async for report in reports:
+                        await lines.put(report_to_json(report))
+                        unreadable = INPUT_ERROR_FLAG in report.flags
+                        self.tally.add(report.status, input_error=unreadable,
+                                       flags=report.flags)
+                        display.advance()
 
     async def _pending(self, lines: LineQueue,
                        advance: Callable[[], None]) -> AsyncGenerator[CitationInput, None]:

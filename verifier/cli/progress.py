@@ -16,8 +16,10 @@ when something is shown: a ``--quiet`` run imports no rich.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -66,9 +68,9 @@ def _line(name: str, s: SourceStats) -> SourceLine:
 
 class RunProgress:
     """A progress display: ``with display: ... display.advance() ...`` (or :meth:`start`
-    and :meth:`stop`). A display that draws stops by joining its own thread, so an async
-    caller stops it off the event loop (``await asyncio.to_thread(display.stop)``). This
-    base class shows nothing (``--quiet``)."""
+    and :meth:`stop`). A display that draws writes its first frame as it starts and stops
+    by joining its own thread: an async caller shows it with :func:`shown`, which starts
+    and stops it off the event loop. This base class shows nothing (``--quiet``)."""
 
     def __init__(self, stats: RunStats, sources: Sequence[str], *, total: int | None,
                  done: int = 0) -> None:
@@ -116,6 +118,22 @@ class RunProgress:
         for meter in list(self.stats.meters.values()):
             line += f" | {meter.line()}"
         return line
+
+
+@asynccontextmanager
+async def shown(display: RunProgress) -> AsyncIterator[RunProgress]:
+    """``display`` started and, on the way out, stopped, each on a worker thread: starting
+    may write a first frame and stopping joins the display's thread, which may be writing
+    to stderr (a full pipe, a paused terminal), and neither may hold up the event loop.
+    A start interrupted by a cancellation is let finish before the stop, so a display
+    never outlives its run (a live one would leave the terminal's cursor hidden)."""
+    starting = asyncio.ensure_future(asyncio.to_thread(display.start))
+    try:
+        await asyncio.shield(starting)
+        yield display
+    finally:
+        await asyncio.wait((starting,))
+        await asyncio.to_thread(display.stop)
 
 
 def load_displays() -> None:
