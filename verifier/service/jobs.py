@@ -20,7 +20,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import aclosing, suppress
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,11 +174,15 @@ class JobStore:
         job.state = "cancelled"
         job.finished = time.time()
         task = self._running.get(job_id)
-        if task is not None:
-            task.cancel()
-            with suppress(asyncio.CancelledError):
+        try:
+            if task is not None:
+                task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-        await self._save(job)
+        finally:
+            # Saved even when this call is itself cancelled while the job stops (its
+            # caller went away, the service is shutting down): a cancelled job must not
+            # resume on the next start. The cancellation still reaches the caller.
+            await asyncio.shield(self._save(job))
         return job
 
     def get(self, job_id: str) -> Job:
@@ -207,7 +211,10 @@ class JobStore:
             try:
                 await asyncio.shield(task)
             except asyncio.CancelledError:
-                if not task.done():  # the worker is being stopped: stop the job too
+                # Whose cancellation this is, the worker's own count says: a stop asked
+                # of the worker (close) may arrive just after its job ended, when the job
+                # is done and the worker has not yet woken, and must still stop it.
+                if _being_cancelled():  # the worker is being stopped: stop the job too
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
                     raise
@@ -276,6 +283,13 @@ class JobStore:
         for job in self.jobs.values():
             counts[job.state] = counts.get(job.state, 0) + 1
         return counts
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task has been asked to stop (``Task.cancel``), rather than
+    having a task it awaits through a shield cancelled under it."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _write_atomic(path: Path, value: Any) -> None:
