@@ -9,6 +9,7 @@ import io
 import os
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -550,3 +551,66 @@ def test_html_entities_in_plain_text_are_resolved_before_parsing() -> None:
         "3(2), 1-9.")
     assert citation.title == "Don't stop & go"
     assert [a.family for a in citation.authors] == ["Lee", "Kang"]
+
+
+# -- UTF-16 and UTF-32 ----------------------------------------------------------------------
+
+WIDE = [
+    pytest.param(lambda text: text.encode("utf-16-le"), b"\xff\xfe", id="utf-16-le"),
+    pytest.param(lambda text: text.encode("utf-16-be"), b"\xfe\xff", id="utf-16-be"),
+    pytest.param(lambda text: text.encode("utf-32-le"), b"\xff\xfe\x00\x00", id="utf-32-le"),
+    pytest.param(lambda text: text.encode("utf-32-be"), b"\x00\x00\xfe\xff", id="utf-32-be"),
+]
+TABLE = 'id,citation_text\nA1,"Müller, J. (2019). Ünïcode títle. Nature, 1, 2-3."\nA2,Two.\n'
+
+
+@pytest.mark.parametrize(("encode", "mark"), WIDE)
+@pytest.mark.parametrize(("name", "text"), [
+    ("refs.txt", "Müller, J. (2019). Ünïcode títle. Nature, 1, 2-3.\n\nDoe, A. (2020). B.\n"),
+    ("refs.csv", TABLE),
+    ("refs.bib", BIB),
+    ("refs.ris", RIS),
+    ("refs.export", TABLE),  # no extension that names a format: sniffed
+])
+def test_text_saved_as_utf16_or_utf32_reads_as_its_utf8_does(
+        tmp_path: Path, encode: Callable[[str], bytes], mark: bytes, name: str,
+        text: str) -> None:
+    (tmp_path / "wide").mkdir()
+    wide = write(tmp_path / "wide", name, mark + encode(text))
+    narrow = write(tmp_path, name, text)
+    expected = read(narrow)
+    assert detect_format(wide) == detect_format(narrow)
+    assert comparable(read(wide)) == comparable(expected)
+    assert any(isinstance(item, CitationInput) for item in expected)
+
+
+def comparable(items: list[InputItem]) -> list[object]:
+    """Items as values (an error compares by identity, so by its message here)."""
+    return [item if isinstance(item, CitationInput) else str(item) for item in items]
+
+
+def test_utf16_from_a_pipe_is_read_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = "\ufeffid,citation_text\nA1,Smith. (2019). A title.\n".encode("utf-16-le")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+    items = list(read_citations(STDIN))
+    assert [(i.id, i.text) for i in items if isinstance(i, CitationInput)] == [
+        ("A1", "Smith. (2019). A title.")]
+
+
+def test_a_code_unit_utf16_cannot_hold_becomes_a_replacement_and_the_rest_reads(
+        tmp_path: Path) -> None:
+    # A lone high surrogate (0xD800) in the first line.
+    data = b"\xff\xfe" + "Bad ".encode("utf-16-le") + b"\x00\xd8" + \
+        " one.\nGood one.\n".encode("utf-16-le")
+    items = read(write(tmp_path, "refs.txt", data))
+    assert [i.text for i in items if isinstance(i, CitationInput)] == [
+        "Bad \ufffd one.", "Good one."]
+
+
+def test_utf16_past_the_whole_read_limit_is_refused_as_a_usage_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(input_lines, "MAX_WHOLE_BYTES", 64)
+    path = write(tmp_path, "refs.txt",
+                 ("\ufeff" + "Smith, J. (2019). A title.\n" * 4).encode("utf-16-le"))
+    with pytest.raises(ConfigError, match="UTF-16 input is larger than"):
+        list(read_citations(path))

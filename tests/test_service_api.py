@@ -311,6 +311,23 @@ async def test_a_job_runs_in_the_background_and_its_results_resume_by_offset(
 
 
 @pytest.mark.asyncio
+async def test_a_job_file_saved_as_utf16_is_recognised_and_read(tmp_path: Path) -> None:
+    table = "id,citation_text\n" + "".join(
+        f'r{n},"{ref}"\n' for n, ref in enumerate(demo_refs()[:3]))
+    async with running_service(tmp_path) as running:
+        # No format and no file name: the format is sniffed from the text, not the bytes.
+        status, _, body = await post(running, "/v1/jobs", None,
+                                     raw=table.encode("utf-16"))
+        assert status == 202
+        done = await wait_for_job(running, orjson.loads(body)["id"])
+        assert done["state"] == "done" and done["total"] == 3
+        assert done["counts"].get("input_error", 0) == 0
+        _, _, lines = await get(running, f"/v1/jobs/{done['id']}/results")
+        assert sorted(orjson.loads(line)["id"] for line in lines.splitlines()) == \
+            ["r0", "r1", "r2"]
+
+
+@pytest.mark.asyncio
 async def test_a_job_in_an_unknown_format_or_of_an_unknown_id_is_a_problem(
         tmp_path: Path) -> None:
     async with running_service(tmp_path) as running:

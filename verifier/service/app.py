@@ -43,7 +43,7 @@ from aiohttp import web
 
 from verifier.citations.checker import CitationChecker
 from verifier.citations.formats import FORMATS, format_records
-from verifier.citations.inputs import AUTO, READERS
+from verifier.citations.inputs import AUTO, READERS, utf8_bytes
 from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput
 from verifier.citations.report import input_error_to_json, report_to_json
 from verifier.errors import InputError
@@ -371,7 +371,7 @@ async def _create_job(request: web.Request) -> web.Response:
                       f"{', '.join(READERS)}", item=fmt)
     options = parse_options({k: query[k] for k in ("sources", "deadline_s", "independence")
                              if k in query}, tuple(app[SESSION].clients))
-    body = await _read_body(request)
+    body = utf8_bytes(await _read_body(request))  # a file saved as UTF-16 is read too
     if not body.strip():
         raise Problem(422, "empty-file", "the job's file is empty")
     if fmt == AUTO:

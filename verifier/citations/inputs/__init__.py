@@ -21,7 +21,8 @@ csv, tsv   a header row with a citation text column            ``id`` column, el
 ``auto`` (the default) picks the format from the file extension and, for stdin or an
 unknown extension, from the first kilobyte, or what has arrived of a pipe
 (:mod:`.detect`). Text, RIS, JSON lines and
-tables are streamed; BibTeX and CSL-JSON are read whole, up to 200 MB. Items from the
+tables are streamed; BibTeX and CSL-JSON are read whole, up to 200 MB, and so is text
+in UTF-16 or UTF-32 (with a byte-order mark), read as UTF-8. Items from the
 structured formats carry ``fields``, and their ``text`` is those fields on one line.
 
 Each format's reader module (and the library it needs: bibtexparser, rispy, pylatexenc)
@@ -45,6 +46,7 @@ from verifier.citations.models import CitationInput
 
 from .detect import Replay, format_by_extension, read_arrived, read_head, sniff_format
 from .items import MAX_LINE_CHARS, InputItem, Reader, citation_id
+from .lines import as_utf8, utf8_bytes
 
 __all__ = [
     "AUTO",
@@ -59,6 +61,7 @@ __all__ = [
     "detect_format",
     "read_citations",
     "survey_input",
+    "utf8_bytes",
 ]
 
 STDIN = Path("-")
@@ -176,7 +179,9 @@ def _check_format(fmt: str) -> None:
 @contextmanager
 def _resolved(path: Path, raw: BinaryIO, fmt: str) -> Iterator[tuple[str, BinaryIO]]:
     """The format to read ``raw`` as, and the stream to read: when the format had to be
-    sniffed from a pipe, a stream that gives the sniffed bytes again."""
+    sniffed from a pipe, a stream that gives the sniffed bytes again. Text in UTF-16 or
+    UTF-32 is read as UTF-8 (:func:`.lines.as_utf8`)."""
+    raw = as_utf8(raw)
     if fmt != AUTO:
         yield fmt, raw
         return

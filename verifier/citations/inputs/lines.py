@@ -1,7 +1,10 @@
-"""Reading a binary stream line by line in bounded memory, or whole up to a limit."""
+"""Reading a binary stream line by line in bounded memory, or whole up to a limit; text in
+UTF-16 or UTF-32 (with a byte-order mark) read as UTF-8."""
 
 from __future__ import annotations
 
+import codecs
+import io
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -18,6 +21,12 @@ MAX_WHOLE_BYTES = 200 * 1024 * 1024
 
 _CHUNK = 1 << 16
 _BOM = b"\xef\xbb\xbf"
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)
+"""The byte-order marks of the wide Unicode encodings, UTF-32's first (its little-endian
+mark starts with UTF-16's), each with the codec that reads past it."""
 
 
 def bounded_lines(stream: BinaryIO, max_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes | None]:
@@ -71,3 +80,35 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
             f"{what} input is larger than {limit / (1024 * 1024):g} MB, the most read at "
             "once; split it into smaller files")
     return data.removeprefix(_BOM)
+
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """The codec of text that starts with ``head`` (its first four bytes are enough) when
+    it is UTF-16 or UTF-32 with a byte-order mark (text that Windows calls "Unicode":
+    Notepad's and Excel's "Unicode Text" save it so), else None."""
+    for mark, encoding in _WIDE_BOMS:
+        if head.startswith(mark):
+            return encoding
+    return None
+
+
+def utf8_bytes(data: bytes) -> bytes:
+    """``data`` itself, or, when it is UTF-16 or UTF-32 text (:func:`wide_encoding`), that
+    text in UTF-8; a sequence not valid in its encoding becomes U+FFFD."""
+    encoding = wide_encoding(data[:4])
+    return data if encoding is None else data.decode(encoding, "replace").encode("utf-8")
+
+
+def as_utf8(stream: BinaryIO) -> BinaryIO:
+    """``stream`` itself, or, when it holds UTF-16 or UTF-32 text (:func:`wide_encoding`),
+    that text in UTF-8, so that every reader reads UTF-8. Such a stream is read whole
+    (refused past :data:`MAX_WHOLE_BYTES`, as :func:`read_whole` refuses). Looks at the
+    first bytes through ``peek``: a stream without it is given back as it is."""
+    peek = getattr(stream, "peek", None)
+    if peek is None:
+        return stream
+    encoding = wide_encoding(peek(4)[:4])
+    if encoding is None:
+        return stream
+    return io.BytesIO(utf8_bytes(read_whole(stream, encoding.upper())))
