@@ -253,6 +253,28 @@ def test_the_elife_reader_reports_bad_items_and_goes_on(tmp_path: Path) -> None:
     assert papers[1].reviews == (Review("Reviewer #1", "The controls are missing."),)
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-32"])
+def test_a_line_that_is_not_utf8_is_an_error_in_place_and_the_rest_is_read(
+        tmp_path: Path, encoding: str) -> None:
+    first = {"paper_id": "elife-1", "manuscript_markdown": "Body é",
+             "reviews": [{"reviewer": "Reviewer #1", "text": "The controls are missing."}]}
+    last = {**first, "paper_id": "elife-3"}
+    text = f"{json.dumps(first, ensure_ascii=False)}\nBAD\n{json.dumps(last)}\n"
+    data = text.encode(encoding)
+    if encoding == "utf-8":  # a byte no UTF-8 text holds, on line 2 alone
+        data = data.replace(b"BAD", b"B\xffD")
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data)
+    got = list(read_elife(path))
+    papers = [g for g in got if isinstance(g, Paper)]
+    assert [p.paper_id for p in papers] == ["elife-1", "elife-3"]
+    assert papers[0].text == "Body é"
+    errors = [g for g in got if isinstance(g, ItemError)]
+    assert [e.item for e in errors] == ["in.jsonl:2"]
+    expected = "not valid UTF-8 (byte 0xff" if encoding == "utf-8" else "malformed JSON"
+    assert errors[0].reason.startswith(expected)
+
+
 def test_the_neurips_reader_keeps_ratings_references_and_decision(tmp_path: Path) -> None:
     record = {"paper_id": "abc", "title": "T", "text": "Body", "decision": "Accept (poster)",
               "references": ["[1] A. Author. A paper. 2020.", " "],

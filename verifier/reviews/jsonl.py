@@ -6,16 +6,30 @@ import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from verifier.citations.inputs.lines import as_utf8, decode_line
+from verifier.errors import InputError
+
 from .models import ItemError
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def records(path: Path) -> Iterator[tuple[str, Mapping[str, object]] | ItemError]:
     """``(<file>:<line>, object)`` for each non-blank line holding a JSON object; an
-    :class:`ItemError` naming ``<file>:<line>`` for a line that does not."""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    :class:`ItemError` naming ``<file>:<line>`` for a line that does not, or that is not
+    UTF-8. The file is read as the citation inputs are: a byte-order mark skipped, text
+    saved as UTF-16 or UTF-32 read as its UTF-8 (:func:`~verifier.citations.inputs.lines.
+    as_utf8`); lines are not bounded in length (a record may hold a whole paper)."""
+    with path.open("rb") as raw:
+        for number, data in enumerate(as_utf8(raw), start=1):
             where = f"{path.name}:{number}"
-            if not line.strip():
+            if number == 1:
+                data = data.removeprefix(_BOM)
+            if not data.strip():
+                continue
+            line = decode_line(where, data)
+            if isinstance(line, InputError):
+                yield ItemError(where, line.message)
                 continue
             try:
                 value = json.loads(line)
