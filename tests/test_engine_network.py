@@ -95,6 +95,22 @@ async def test_two_matching_sources_verify_and_stop_early() -> None:
 
 
 @pytest.mark.asyncio
+async def test_an_element_that_is_not_a_citation_is_a_type_error_naming_its_position() -> None:
+    async with scripted_server({"/crossref/works": [CROSSREF_OK] * 2,
+                                "/openalex/works": [OPENALEX_OK] * 2}) as server:
+        async with Verifier(settings_for(server)) as verifier:
+            with pytest.raises(TypeError, match="citation 0: .* not int 42"):
+                await verifier.verify(42)  # type: ignore[arg-type]
+            statuses = []
+            with pytest.raises(TypeError, match="citation 1: .* not float nan"):
+                async for report in verifier.verify_many(
+                        [CITATION, float("nan")], concurrency=1):  # type: ignore[list-item]
+                    statuses.append(report.status)
+            assert statuses == [Status.VERIFIED]  # the one before it was checked
+            assert engine_tasks() == []
+
+
+@pytest.mark.asyncio
 async def test_retry_after_in_seconds_is_honoured_then_success() -> None:
     async with scripted_server({
         "/crossref/works": [Reply(429, "slow down", {"Retry-After": "1"}), CROSSREF_OK],

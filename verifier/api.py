@@ -145,7 +145,8 @@ class Verifier:
     async def verify(
         self, citation: CitationLike, *, index: int = 0, options: CheckOptions | None = None
     ) -> Report:
-        """The verdict on one citation (free text, or a :class:`CitationInput`)."""
+        """The verdict on one citation (free text, or a :class:`CitationInput`; anything
+        else raises ``TypeError``)."""
         return await self.citations.check(_as_item(citation, index), options)
 
     async def verify_many(
@@ -159,7 +160,9 @@ class Verifier:
         the input position). At most ``concurrency`` citations are in progress, and the
         input is read only as fast as they finish, so memory stays bounded for any input
         size. Closing or cancelling the iteration cancels the work in progress and leaves
-        no task behind."""
+        no task behind. An element that is neither text nor a :class:`CitationInput`
+        raises ``TypeError`` naming its position when it is reached (text that holds no
+        citation is a per-item ``input_error`` report, as in the CLI)."""
         async with aclosing(
             self.citations.check_many(_numbered(citations), options, concurrency=concurrency)
         ) as reports:
@@ -214,6 +217,9 @@ class Verifier:
 def _as_item(citation: CitationLike, index: int) -> CitationInput:
     if isinstance(citation, CitationInput):
         return citation
+    if not isinstance(citation, str):  # a usage error (a None or NaN from a table, say)
+        raise TypeError(f"citation {index}: expected the text of a citation (str) or a "
+                        f"CitationInput, not {type(citation).__name__} {citation!r:.60}")
     return CitationInput(id=derive_id(citation), index=index, text=citation)
 
 
