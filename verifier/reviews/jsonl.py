@@ -6,25 +6,21 @@ import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from verifier.citations.inputs.lines import as_utf8, decode_line
+from verifier.citations.inputs.lines import decode_line, text_lines
 from verifier.errors import InputError
 
 from .models import ItemError
-
-_BOM = b"\xef\xbb\xbf"
 
 
 def records(path: Path) -> Iterator[tuple[str, Mapping[str, object]] | ItemError]:
     """``(<file>:<line>, object)`` for each non-blank line holding a JSON object; an
     :class:`ItemError` naming ``<file>:<line>`` for a line that does not, or that is not
-    UTF-8. The file is read as the citation inputs are: a byte-order mark skipped, text
-    saved as UTF-16 or UTF-32 read as its UTF-8 (:func:`~verifier.citations.inputs.lines.
-    as_utf8`); lines are not bounded in length (a record may hold a whole paper)."""
+    UTF-8. The file is read as the citation inputs are (a byte-order mark skipped, UTF-16
+    or UTF-32 text read as UTF-8: :func:`~verifier.citations.inputs.lines.text_lines`),
+    but its lines are not bounded in length (a record may hold a whole paper)."""
     with path.open("rb") as raw:
-        for number, data in enumerate(as_utf8(raw), start=1):
+        for number, data in enumerate(text_lines(raw), start=1):
             where = f"{path.name}:{number}"
-            if number == 1:
-                data = data.removeprefix(_BOM)
             if not data.strip():
                 continue
             line = decode_line(where, data)

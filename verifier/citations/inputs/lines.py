@@ -82,7 +82,6 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
     return data.removeprefix(_BOM)
 
 
-
 def wide_encoding(head: bytes) -> str | None:
     """The codec of text that starts with ``head`` (its first four bytes are enough) when
     it is UTF-16 or UTF-32 with a byte-order mark (text that Windows calls "Unicode":
@@ -112,3 +111,12 @@ def as_utf8(stream: BinaryIO) -> BinaryIO:
     if encoding is None:
         return stream
     return io.BytesIO(utf8_bytes(read_whole(stream, encoding.upper())))
+
+
+def text_lines(stream: BinaryIO) -> Iterator[bytes]:
+    """Every line of ``stream`` as UTF-8 bytes (newline included), however long: a
+    byte-order mark at the start removed, UTF-16 or UTF-32 text re-encoded
+    (:func:`as_utf8`). For records that may hold a whole paper; citation inputs are read
+    by :func:`bounded_lines`."""
+    for number, line in enumerate(as_utf8(stream)):
+        yield line.removeprefix(_BOM) if number == 0 else line
