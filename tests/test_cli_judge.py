@@ -175,3 +175,18 @@ def test_a_world_service_url_is_taken_as_the_worlds_root() -> None:
 
     assert world_url("http://127.0.0.1:8000/crossref/") == "http://127.0.0.1:8000"
     assert world_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    ("--no-references", "references not checked"),
+    # Checked, but neither the record nor the text has any: no request is sent (a dead
+    # world would answer none), and the line does not read as "0, all fine".
+    ("--world=http://127.0.0.1:9", "references: none found (the record lists none"),
+])
+def test_the_progress_line_says_whether_references_were_checked_and_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, said: str) -> None:
+    papers, _ = inputs(tmp_path)
+    main(["judge", str(papers), "--output", str(tmp_path / "out.jsonl"), "--no-cache", option])
+    progress = [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("judged P1:")]
+    assert len(progress) == 1 and said in progress[0]

@@ -85,6 +85,18 @@ class Prior:
     """paper_id → the reference summary an earlier line carries."""
 
 
+def references_said(references: ReferenceSummary) -> str:
+    """A paper's reference check in a few words, for the progress line: not checked, none
+    found (so a user does not read "0" as "all fine"), or the count by status."""
+    if not references.checked:
+        return "references not checked"
+    if references.total == 0 and references.input_errors == 0:
+        return ("references: none found (the record lists none and the text has no "
+                "References section)")
+    summary = references.as_json()
+    return f"references: {summary['total']} {summary['statuses']}"
+
+
 def read_lines(path: Path) -> Iterator[dict[str, Any] | None]:
     """Each line of an output file as an object (None for an unreadable line); a last
     line without its newline (a killed run's) is left out."""
@@ -277,10 +289,9 @@ class _JudgeCommand:
             if outcome.failed is not None or outcome.errors:
                 self.failed_sources += 1
         if not self.args.quiet:
-            summary = references.as_json()
             print(f"judged {result.paper.paper_id}: {len(result.outcome.sources)} source(s), "
-                  f"{result.outcome.log.calls} call(s); references: {summary['total']} "
-                  f"{summary['statuses']}", file=sys.stderr)
+                  f"{result.outcome.log.calls} call(s); {references_said(references)}",
+                  file=sys.stderr)
 
     def finish(self, elapsed: float) -> int:
         args = self.args
