@@ -60,6 +60,17 @@ def test_impossible_settings_fail_loudly_naming_the_value(
         Settings(**kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("variable", "value"), [
+    ("VERIFIER_INDEPENDENCE", "nope"),
+    ("VERIFIER_CROSSREF_URL", "ftp://x"),
+    ("VERIFIER_MAILTO", "not-an-address"),
+])
+def test_a_bad_environment_variable_is_named_with_its_value(variable: str, value: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({variable: value})
+    assert variable in str(raised.value) and value in str(raised.value)
+
+
 def test_base_url_pairs_are_checked() -> None:
     settings = Settings().with_base_urls(["crossref=http://127.0.0.1:8/crossref"])
     assert settings.base_urls["crossref"] == "http://127.0.0.1:8/crossref"

@@ -89,7 +89,8 @@ class Settings:
             raise ConfigError("no sources enabled")
         if self.independence not in ("distinct", "lineage"):
             raise ConfigError(
-                f"independence must be 'distinct' or 'lineage', got {self.independence!r}"
+                "independence (VERIFIER_INDEPENDENCE) must be 'distinct' or 'lineage', got "
+                f"{self.independence!r}"
             )
         if self.mailto is not None and not _MAILTO.match(self.mailto):
             raise ConfigError(f"VERIFIER_MAILTO {self.mailto!r} is not an e-mail address")
@@ -105,7 +106,8 @@ class Settings:
             if source not in SOURCE_NAMES:
                 raise ConfigError(f"base URL given for unknown source {source!r}")
             if not url.startswith(("http://", "https://")):
-                raise ConfigError(f"base URL for {source} must be http(s), got {url!r}")
+                raise ConfigError(f"base URL for {source} (VERIFIER_{source.upper()}_URL, "
+                                  f"--base-url or --world) must be http(s), got {url!r}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
