@@ -64,6 +64,8 @@ def test_impossible_settings_fail_loudly_naming_the_value(
     ("VERIFIER_INDEPENDENCE", "nope"),
     ("VERIFIER_CROSSREF_URL", "ftp://x"),
     ("VERIFIER_MAILTO", "not-an-address"),
+    ("VERIFIER_LLM_URL", "localhost:8000/v1"),
+    ("VERIFIER_DECISION_URL", "api.example.org/v1"),
 ])
 def test_a_bad_environment_variable_is_named_with_its_value(variable: str, value: str) -> None:
     with pytest.raises(ConfigError) as raised:

@@ -170,6 +170,15 @@ def _positive_int(env: Mapping[str, str], name: str) -> int | None:
     return value
 
 
+def _endpoint_url(env: Mapping[str, str], name: str) -> str | None:
+    """The model endpoint URL in variable ``name`` (None when unset), refused naming the
+    variable when it is not http(s)."""
+    url = env.get(name) or None
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{name} must be an http(s) URL (…/v1), got {url!r}")
+    return url
+
+
 def parse_prices(text: str) -> dict[str, tuple[float, float | None, float]]:
     """``MODEL=IN/CACHED/OUT[,MODEL=...]`` in USD per million tokens; a cached price of
     ``-`` means cached input is billed at the input price."""
@@ -273,7 +282,7 @@ class ModelSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ModelSettings:
-        url = env.get("VERIFIER_LLM_URL") or None
+        url = _endpoint_url(env, "VERIFIER_LLM_URL")
         model = env.get("VERIFIER_LLM_MODEL") or None
         key = env.get("VERIFIER_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None
         if url and not model:
@@ -288,7 +297,7 @@ class ModelSettings:
                 tpm=_positive_int(env, "VERIFIER_LLM_TPM"),
                 concurrency=_positive_int(env, "VERIFIER_LLM_CONCURRENCY"))
         fmt = env.get("VERIFIER_DECISION_FORMAT") or "logprobs"
-        d_url = env.get("VERIFIER_DECISION_URL") or None
+        d_url = _endpoint_url(env, "VERIFIER_DECISION_URL")
         d_model = env.get("VERIFIER_DECISION_MODEL") or None
         decision = None
         if fmt != "offline" and (d_url or llm is not None):
