@@ -84,6 +84,14 @@ def test_reports_count_each_status_and_put_the_problems_first() -> None:
         page.index('class="verified"')
 
 
+def test_the_markdown_report_makes_cited_markup_literal() -> None:
+    cited = "A <script>x</script> & [link](javascript:y) `code` *em* a\\*b | c"
+    markdown = markdown_report([record(0, "no_trace", input=cited)])
+    line = next(line for line in markdown.splitlines() if "no\\_trace**" in line)
+    assert "<script>" not in line and "&lt;script&gt;x&lt;/script&gt; &amp;" in line
+    assert "\\[link\\](javascript:y) \\`code\\` \\*em\\* a\\\\\\*b \\| c" in line
+
+
 def test_a_formatter_streams_csv_and_bibtex_but_holds_a_report_to_the_end() -> None:
     csv_out = Formatter("csv")
     assert csv_out.begin().startswith(b"id,") and csv_out.item(NO_TRACE).startswith(b"c1,")

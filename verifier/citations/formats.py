@@ -210,8 +210,17 @@ def markdown_report(records: Sequence[Record]) -> str:
     return "\n".join(out) + "\n"
 
 
+_MD_ESCAPES = str.maketrans({
+    "\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
+    "&": "&amp;", "<": "&lt;", ">": "&gt;",
+})
+"""Markdown's markup in cited text, made literal: table pipes, emphasis, code spans and
+links by backslash; HTML by entities (a report of untrusted references must not carry
+raw HTML into a page that renders it)."""
+
+
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    return text.translate(_MD_ESCAPES)
 
 
 def html_report(records: Sequence[Record]) -> str:
