@@ -60,7 +60,7 @@ from verifier.settings import Settings
 
 from . import exit_codes
 from .locations import location_pairs
-from .output import JsonlWriter, LineQueue
+from .output import JsonlWriter, LineQueue, check_output_file
 
 
 def chat_model(session: Session) -> ChatModel:
@@ -148,8 +148,6 @@ def run_judge(args: argparse.Namespace) -> int:
         raise ConfigError(f"papers file {str(args.papers)!r} not found")
     if args.comments is not None and not args.comments.is_file():
         raise ConfigError(f"comments file {str(args.comments)!r} not found")
-    if args.resume and args.output is None:
-        raise ConfigError("--resume needs --output FILE (the file to resume)")
     if args.no_cache and args.cache_dir is not None:
         raise ConfigError("--no-cache and --cache-dir contradict each other")
     overrides: dict[str, object] = {}
@@ -161,6 +159,13 @@ def run_judge(args: argparse.Namespace) -> int:
     references_path = args.references
     if references_path is None and args.output is not None and not args.no_references:
         references_path = args.output.with_name(args.output.name + ".references.jsonl")
+    inputs = tuple(p for p in (args.papers, args.comments) if p is not None)
+    check_output_file(args.output, resume=args.resume, force=args.force, inputs=inputs)
+    if references_path is not None:
+        check_output_file(references_path, resume=args.resume, force=args.force,
+                          inputs=inputs, option="--references")
+    # The report is written anew at the end of every run: only where it goes is checked.
+    check_output_file(args.report, resume=False, force=True, inputs=inputs, option="--report")
 
     papers: dict[str, PaperInput] = {}
     errors: list[dict[str, Any]] = []

@@ -103,6 +103,7 @@ from .output import (
     OutputLock,
     PriorOutput,
     Tally,
+    check_output_file,
     input_error_to_json,
     report_to_json,
     scan_output,
@@ -420,27 +421,8 @@ class RunPlan:
                                   "file of citations")
             if not self.input_path.is_file():
                 raise ConfigError(f"input file {str(self.input_path)!r} not found")
-        if self.resume and self.output is None:
-            raise ConfigError("--resume needs --output FILE (the file to resume)")
-        if self.resume and self.force:
-            raise ConfigError("--resume and --force contradict each other")
-        if self.output is None:
-            return
-        if self.output.is_dir():
-            raise ConfigError(f"--output {str(self.output)!r} is a directory")
-        if not self.output.parent.is_dir():
-            raise ConfigError(f"--output folder {str(self.output.parent)!r} does not exist")
-        if not self.output.exists():
-            return
-        if self.input_path != STDIN and self.output.samefile(self.input_path):
-            raise ConfigError(f"--output {str(self.output)!r} is the input file")
-        if not os.access(self.output, os.W_OK):
-            raise ConfigError(f"--output {str(self.output)!r} cannot be written "
-                              "(permission denied)")
-        if not (self.resume or self.force) and self.output.stat().st_size > 0:
-            raise ConfigError(
-                f"--output {str(self.output)!r} exists: add --resume to continue it, or "
-                "--force to overwrite it")
+        check_output_file(self.output, resume=self.resume, force=self.force,
+                          inputs=(self.input_path,))
 
 
 RunBody = Callable[["CheckRun", JsonlWriter], Coroutine[Any, Any, None]]

@@ -13,9 +13,11 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from verifier.citations.inputs import STDIN
 from verifier.citations.output_file import (
     JsonlWriter,
     LineQueue,
@@ -98,8 +100,38 @@ class OutputLock:
         self.release()
 
 
+def check_output_file(output: Path | None, *, resume: bool, force: bool,
+                      inputs: Sequence[Path] = (), option: str = "--output") -> None:
+    """The usage errors of a run's output file, found before anything is read or written
+    (raises ``ConfigError`` naming ``option`` and the file); every command that writes
+    one checks it here. An existing non-empty file is refused unless the run appends to
+    it (``resume``) or may overwrite it (``force``); a folder, a missing folder, one of
+    the ``inputs`` (``-`` is stdin) and a file that cannot be written are refused."""
+    if output is None:
+        if resume:
+            raise ConfigError(f"--resume needs {option} FILE (the file to resume)")
+        return
+    if resume and force:
+        raise ConfigError("--resume and --force contradict each other")
+    if output.is_dir():
+        raise ConfigError(f"{option} {str(output)!r} is a directory")
+    if not output.parent.is_dir():
+        raise ConfigError(f"{option} folder {str(output.parent)!r} does not exist")
+    if not output.exists():
+        return
+    for path in inputs:
+        if path != STDIN and path.exists() and output.samefile(path):
+            raise ConfigError(f"{option} {str(output)!r} is the input file")
+    if not os.access(output, os.W_OK):
+        raise ConfigError(f"{option} {str(output)!r} cannot be written (permission denied)")
+    if not (resume or force) and output.stat().st_size > 0:
+        raise ConfigError(f"{option} {str(output)!r} exists: add --resume to continue it, "
+                          "or --force to overwrite it")
+
+
 __all__ = [
     "OutputLock",
+    "check_output_file",
     "REPORT_KEYS",
     "JsonlWriter",
     "LineQueue",

@@ -368,17 +368,14 @@ def run_premises(args: argparse.Namespace) -> int:
     import verifier.claims.checker
     import verifier.llm.interfaces
     import verifier.session  # noqa: F401
-    from verifier.cli.output import JsonlWriter
+    from verifier.cli.output import JsonlWriter, check_output_file
 
     options = _options(args)
     if not args.input.is_file():
         raise ConfigError(f"input file {str(args.input)!r} not found")
     if args.papers is not None and not args.papers.is_dir():
         raise ConfigError(f"--papers {str(args.papers)!r} is not a folder")
-    if args.resume and args.output is None:
-        raise ConfigError("--resume needs --output FILE (the file to resume)")
-    if args.output is not None and args.output.exists() and args.output.samefile(args.input):
-        raise ConfigError(f"--output {str(args.output)!r} is the input file")
+    check_output_file(args.output, resume=args.resume, force=args.force, inputs=(args.input,))
     work = read_work(args.input, args.format, args.papers, options)
     done, earlier = done_keys(args.output) if args.resume else (set(), Counter())
     errors = [e for e in work.errors if (e.paper_id, e.comment_id) not in done]
