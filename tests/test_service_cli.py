@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,28 @@ def test_serve_refuses_to_start_without_keys_or_open_off_loopback(
     assert main(["serve", "--no-cache", "--open", "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "loopback" in capsys.readouterr().err
     assert main(["serve", "--world", "ftp://x"]) == 2
+
+
+@pytest.mark.parametrize(("where", "said"), [
+    ("afile", "is not a folder"),
+    ("afile/data", "cannot be created"),
+])
+def test_a_data_dir_that_cannot_be_one_is_a_usage_error_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, said: str) -> None:
+    (tmp_path / "afile").write_text("a file, not a folder")
+    data_dir = tmp_path / where
+    assert main(["serve", "--no-cache", "--open", "--port", "0",
+                 "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and str(data_dir) in err
+
+
+def test_a_port_in_use_is_a_usage_error_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--no-cache", "--open", "--quiet", "--port", str(port),
+                     "--data-dir", str(tmp_path / "data")]) == 2
+    assert f"port {port} on 127.0.0.1 is in use" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -122,6 +123,7 @@ def run_serve(args: argparse.Namespace) -> int:
         raise ConfigError(f"no API keys: set {KEYS_ENV} or --keys-file, or give --open on "
                           "a loopback host")
     data_dir = args.data_dir or Path(os.environ.get(DATA_ENV) or default_data_dir())
+    usable_data_dir(data_dir)
     config = ServiceConfig(
         data_dir=data_dir, keys=keys, open_access=args.open, host=args.host,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), max_batch=args.max_batch,
@@ -133,6 +135,20 @@ def run_serve(args: argparse.Namespace) -> int:
                             format="%(asctime)s %(name)s %(message)s")
     asyncio.run(serve(settings, config, port=args.port))
     return 0
+
+
+def usable_data_dir(data_dir: Path) -> None:
+    """Create the service's data folder if need be; raises ``ConfigError`` naming it when
+    it is a file, cannot be created or cannot be written (before anything starts)."""
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ConfigError(f"--data-dir {str(data_dir)!r} is not a folder")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--data-dir {str(data_dir)!r} cannot be created: "
+                          f"{exc.strerror}") from None
+    if not os.access(data_dir, os.W_OK | os.X_OK):
+        raise ConfigError(f"--data-dir {str(data_dir)!r} cannot be written (permission denied)")
 
 
 async def serve(settings: Settings, config: ServiceConfig, *, port: int) -> None:
@@ -157,7 +173,14 @@ async def serve(settings: Settings, config: ServiceConfig, *, port: int) -> None
         await runner.setup()
         try:
             site = web.TCPSite(runner, config.host, port)
-            await site.start()
+            try:
+                await site.start()
+            except OSError as exc:  # the port is taken, or the host is not this machine's
+                if exc.errno == errno.EADDRINUSE:
+                    raise ConfigError(f"port {port} on {config.host} is in use: choose "
+                                      "another --port (0 picks a free one)") from None
+                raise ConfigError(f"cannot listen on {config.host}:{port}: "
+                                  f"{exc.strerror or exc}") from None
             bound = runner.addresses[0][1]
             ready = {"ready": f"http://{config.host}:{bound}", "port": bound}
             sys.stdout.buffer.write(orjson.dumps(ready, option=orjson.OPT_APPEND_NEWLINE))
