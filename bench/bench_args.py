@@ -12,8 +12,11 @@ import orjson
 
 def result_file(value: str) -> Path:
     """An argparse type for a file a benchmark writes when it is done (``--json``): its
-    folder must exist now, so a long run is never lost to a path it cannot write."""
+    folder must exist now and it must not be a folder, so a long run is never lost to a
+    path it cannot write."""
     path = Path(value)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value} is a folder, not a file (nothing was run)")
     if not path.absolute().parent.is_dir():
         raise argparse.ArgumentTypeError(
             f"{value}: its folder does not exist (nothing was run)")

@@ -85,12 +85,15 @@ async def test_the_replay_asks_what_the_engine_asks_and_agrees_on_the_witnesses(
 
 
 @pytest.mark.parametrize("option", ["--answers", "--json"])
-def test_an_output_in_a_missing_folder_is_refused_before_any_work(
-        tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("where", "said"), [("missing/out.json", "its folder does not exist"),
+                                             (".", "is a folder, not a file")])
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(
+        tmp_path: Path, option: str, where: str, said: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
     from plans import main
 
     with pytest.raises(SystemExit) as stopped:
-        main([option, str(tmp_path / "missing" / "out.json")])
+        main([option, str(tmp_path / where)])
     assert stopped.value.code == 2
     err = capsys.readouterr().err
-    assert f"argument {option}: " in err and "its folder does not exist" in err
+    assert f"argument {option}: " in err and said in err
