@@ -111,6 +111,24 @@ async def test_an_element_that_is_not_a_citation_is_a_type_error_naming_its_posi
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("sources", "warned"), [(("crossref",), True),
+                                                 (("crossref", "openalex"), False)])
+async def test_a_run_that_cannot_verify_anything_says_so_once(
+        sources: tuple[str, ...], warned: bool) -> None:
+    async with scripted_server({"/crossref/works": [CROSSREF_OK] * 2,
+                                "/openalex/works": [OPENALEX_OK] * 2}) as server:
+        async with Verifier(replace(settings_for(server), sources=sources)) as verifier:
+            first = await verifier.verify(CITATION)
+            await verifier.verify(CITATION, index=1)
+    said = [n for n in verifier.stats.notices if "can be verified" in n]
+    assert said == (["sources: only 1 can be asked (crossref); a citation is verified only "
+                     "when 2 independent sources agree, so none can be verified in this run: "
+                     "enable more (--sources, or the key a skipped source needs)"]
+                    if warned else [])
+    assert first.status is (Status.UNCONFIRMED if warned else Status.VERIFIED)
+
+
+@pytest.mark.asyncio
 async def test_retry_after_in_seconds_is_honoured_then_success() -> None:
     async with scripted_server({
         "/crossref/works": [Reply(429, "slow down", {"Retry-After": "1"}), CROSSREF_OK],

@@ -87,6 +87,15 @@ class CitationChecker:
             for name, reason in session.unavailable.items()
         }
         self._warming: asyncio.Future[None] | None = None
+        if len(self._clients) < AGREEMENT:
+            # Not an error (a single-source look-up can still tell unconfirmed from no
+            # trace), but every run so configured would otherwise end with no verified
+            # citation and no word why.
+            self.stats.notice(
+                f"sources: only {len(self._clients)} can be asked "
+                f"({', '.join(self._clients) or 'none'}); a citation is verified only when "
+                f"{AGREEMENT} independent sources agree, so none can be verified in this "
+                "run: enable more (--sources, or the key a skipped source needs)")
 
     @property
     def clients(self) -> Mapping[str, SourceClient]:
