@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from verifier.cli import main
+from verifier.cli.judge import references_said
 from verifier.judge.metrics import METRICS
+from verifier.judge.run import ReferenceSummary
 
 TEXT = (
     "# A study of widgets\n\n## Abstract\n\n"
@@ -190,3 +193,11 @@ def test_the_progress_line_says_whether_references_were_checked_and_found(
     progress = [line for line in capsys.readouterr().err.splitlines()
                 if line.startswith("judged P1:")]
     assert len(progress) == 1 and said in progress[0]
+
+
+def test_the_progress_line_counts_unreadable_references_apart() -> None:
+    checked = ReferenceSummary(True, False, 44, Counter({"no_trace": 43}), Counter(), 1)
+    assert references_said(checked) == "references: 44 {'no_trace': 43}, 1 unreadable"
+    clean = ReferenceSummary(True, True, 2, Counter({"verified": 2}))
+    assert references_said(clean) == "references: 2 {'verified': 2}"
+    assert references_said(ReferenceSummary(False, False)) == "references not checked"

@@ -94,7 +94,9 @@ def references_said(references: ReferenceSummary) -> str:
         return ("references: none found (the record lists none and the text has no "
                 "References section)")
     summary = references.as_json()
-    return f"references: {summary['total']} {summary['statuses']}"
+    unreadable = (f", {references.input_errors} unreadable" if references.input_errors
+                  else "")
+    return f"references: {summary['total']} {summary['statuses']}{unreadable}"
 
 
 def read_lines(path: Path) -> Iterator[dict[str, Any] | None]:
