@@ -105,7 +105,7 @@ class Settings:
         for source, url in self.base_urls.items():
             if source not in SOURCE_NAMES:
                 raise ConfigError(f"base URL given for unknown source {source!r}")
-            if not url.startswith(("http://", "https://")):
+            if not is_http_url(url):
                 raise ConfigError(f"base URL for {source} (VERIFIER_{source.upper()}_URL, "
                                   f"--base-url or --world) must be http(s), got {url!r}")
 
@@ -157,6 +157,12 @@ DECISION_FORMATS: tuple[str, ...] = ("logprobs", "decisions", "systemone", "offl
 JSON_MODES: tuple[str, ...] = ("json_schema", "json_schema_top_level", "json_object", "text")
 
 
+def is_http_url(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL: what every base URL and endpoint must be (the
+    settings and the command line check it here)."""
+    return url.startswith(("http://", "https://"))
+
+
 def _positive_int(env: Mapping[str, str], name: str) -> int | None:
     text = env.get(name)
     if not text:
@@ -174,7 +180,7 @@ def _endpoint_url(env: Mapping[str, str], name: str) -> str | None:
     """The model endpoint URL in variable ``name`` (None when unset), refused naming the
     variable when it is not http(s)."""
     url = env.get(name) or None
-    if url is not None and not url.startswith(("http://", "https://")):
+    if url is not None and not is_http_url(url):
         raise ConfigError(f"{name} must be an http(s) URL (…/v1), got {url!r}")
     return url
 
@@ -217,7 +223,7 @@ class ModelEndpointSettings:
     concurrency: int | None = None
 
     def __post_init__(self) -> None:
-        if not self.url.startswith(("http://", "https://")):
+        if not is_http_url(self.url):
             raise ConfigError(f"model endpoint URL must be http(s), got {self.url!r}")
         if not self.model:
             raise ConfigError(f"model endpoint {self.url} needs a model name")

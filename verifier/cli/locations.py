@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from verifier.settings import SOURCE_NAMES
+from verifier.settings import SOURCE_NAMES, is_http_url
 
 
 def base_url_pair(value: str) -> str:
@@ -20,7 +20,7 @@ def base_url_pair(value: str) -> str:
     if source not in SOURCE_NAMES:
         raise argparse.ArgumentTypeError(
             f"unknown source {source!r} in {value!r} (known: {', '.join(SOURCE_NAMES)})")
-    if not url.startswith(("http://", "https://")):
+    if not is_http_url(url):
         raise argparse.ArgumentTypeError(f"{url!r} is not an http(s) URL")
     return f"{source}={url}"
 
@@ -29,7 +29,7 @@ def world_url(value: str) -> str:
     """An argparse type for the root URL of a running world (``verifier world serve``);
     a service's URL as the world prints it (``ROOT/crossref``) is taken as its root."""
     url = value.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")) or not url.split("//", 1)[1]:
+    if not is_http_url(url) or not url.split("//", 1)[1]:
         raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL")
     root, _, last = url.rpartition("/")
     if last in SOURCE_NAMES and "//" in root and root.split("//", 1)[1]:
