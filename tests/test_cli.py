@@ -15,6 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from loop_checks import on_event_loop
 from world_helpers import DEMO_DIR
 
 from verifier.citations.inputs import citation_id, count_citations, read_citations
@@ -438,11 +439,7 @@ def test_a_run_starts_and_stops_its_display_off_the_loop(
     original = getattr(displays.PlainProgress, method)
 
     def watched(self: displays.PlainProgress) -> None:
-        try:
-            asyncio.get_running_loop()
-            on_loop.append(True)
-        except RuntimeError:
-            on_loop.append(False)
+        on_loop.append(on_event_loop())
         original(self)
 
     monkeypatch.setattr(displays.PlainProgress, method, watched)

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from loop_checks import on_event_loop
 from rich.console import Console
 
 from verifier.citations.models import Status
@@ -143,12 +144,7 @@ class _SlowToStart(RunProgress):
         self.events: list[tuple[str, bool]] = []
 
     def _record(self, event: str) -> None:
-        try:
-            asyncio.get_running_loop()
-            on_loop = True
-        except RuntimeError:
-            on_loop = False
-        self.events.append((event, on_loop))
+        self.events.append((event, on_event_loop()))
 
     def start(self) -> None:
         self._record("start")
