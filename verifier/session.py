@@ -37,6 +37,7 @@ from .http.stats import RunStats
 from .http.transport import AiohttpTransport, Transport
 from .settings import Settings
 from .sources import PolicyTable
+from .threads import open_off_loop
 
 
 class Session:
@@ -143,7 +144,8 @@ class Session:
             loop.call_soon_threadsafe(self.stats.notice, message)
 
         try:
-            return await asyncio.to_thread(ResponseCache, directory, on_failure=failed)
+            return await open_off_loop(lambda: ResponseCache(directory, on_failure=failed),
+                                       ResponseCache.close)
         except ConfigError as exc:
             self.stats.notice(
                 f"cache: not used this run: {exc}. The run goes on without it (slower; "

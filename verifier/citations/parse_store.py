@@ -37,6 +37,7 @@ import orjson
 from verifier import identifiers as _standard_identifiers
 from verifier import value_memos as _value_memos
 from verifier.native import source_of
+from verifier.threads import open_off_loop
 
 from . import identifiers as _citation_identifiers
 from . import models as _models
@@ -137,7 +138,8 @@ class ParseStore:
         """The store for this parser in ``directory``, or None when it cannot be opened
         (the run parses without it)."""
         try:
-            return await asyncio.to_thread(cls._open_blocking, directory, read)
+            return await open_off_loop(lambda: cls._open_blocking(directory, read),
+                                       lambda store: store._close_blocking(()))
         except (OSError, sqlite3.Error, ValueError):
             return None
 

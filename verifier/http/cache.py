@@ -38,6 +38,7 @@ import diskcache
 from diskcache.core import MODE_BINARY, MODE_RAW
 
 from verifier.errors import ConfigError
+from verifier.threads import open_off_loop
 
 from .entry import decode_response, encode_response
 from .transport import HttpResponse
@@ -557,7 +558,7 @@ class ResponseCache:
     @classmethod
     async def open(cls, directory: Path, **options: Any) -> ResponseCache:
         """A cache opened on a worker thread: opening SQLite blocks, so not on the loop."""
-        return await asyncio.to_thread(lambda: cls(directory, **options))
+        return await open_off_loop(lambda: cls(directory, **options), cls.close)
 
     async def __aenter__(self) -> ResponseCache:
         return self

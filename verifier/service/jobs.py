@@ -33,6 +33,7 @@ from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Status
 from verifier.citations.output_file import JsonlWriter, LineQueue, Tally, scan_output
 from verifier.citations.report import input_error_to_json, report_to_json
 from verifier.errors import InputError
+from verifier.threads import open_off_loop
 
 from .problems import Problem
 from .requests import options_record, parse_options
@@ -231,8 +232,9 @@ class JobStore:
             job.tally = prior.tally
             items = await asyncio.to_thread(lambda: list(read_citations(folder / "input",
                                                                         job.format)))
-            writer = await asyncio.to_thread(JsonlWriter.open, folder / "results.jsonl",
-                                             append=True)
+            writer = await open_off_loop(
+                lambda: JsonlWriter.open(folder / "results.jsonl", append=True),
+                JsonlWriter.close)
             try:
                 async with LineQueue(writer) as lines:
                     await self._check(job, items, prior.ids, lines)
