@@ -17,7 +17,7 @@ from service_helpers import KEY, OTHER_KEY, Running, demo_refs, running_service
 from verifier.citations.report import REPORT_KEYS
 from verifier.errors import ConfigError
 from verifier.service import ServiceConfig
-from verifier.service.app import PIPELINE_ROUTES
+from verifier.service.app import JOBS, PIPELINE_ROUTES
 from verifier.service.auth import CallerLimits, KeyRing, key_label
 from verifier.service.openapi import openapi_document
 
@@ -337,6 +337,30 @@ async def test_a_job_in_an_unknown_format_or_of_an_unknown_id_is_a_problem(
         assert status == 404 and orjson.loads(body)["item"] == "nope"
         status, _, _ = await post(running, "/v1/jobs?sources=nope", None, raw=b"x y z")
         assert status == 422
+
+
+@pytest.mark.asyncio
+async def test_a_query_parameter_it_would_ignore_or_a_file_with_no_citation_is_refused(
+        tmp_path: Path) -> None:
+    refs = "\n".join(demo_refs()[:2]).encode()
+    async with running_service(tmp_path) as running:
+        refused = [
+            await post(running, "/v1/jobs?source=crossref", None, raw=refs),  # not 'sources'
+            await post(running, "/v1/jobs?format=bibtex", None, raw=refs),  # reads as nothing
+            await post(running, "/v1/render?fromat=html", None, raw=b""),
+        ]
+        status, _, body = await get(running, "/v1/jobs/x/results?ofset=5")
+        refused.append((status, {}, body))
+        jobs_dir = running.app[JOBS].root
+        accepted, _, _ = await post(running, "/v1/jobs?format=text&sources=crossref", None,
+                                    raw=refs)
+    problems = [(status, orjson.loads(body)) for status, _, body in refused]
+    assert [(s, p["type"].rsplit("/", 1)[1], p.get("item")) for s, p in problems] == [
+        (422, "unknown-field", "source"), (422, "no-citations", "bibtex"),
+        (422, "unknown-field", "fromat"), (422, "unknown-field", "ofset")]
+    assert "sources" in problems[0][1]["detail"]  # the known parameters are listed
+    assert accepted == 202
+    assert len([p for p in jobs_dir.iterdir() if p.is_dir()]) == 1  # refused: no job made
 
 
 @pytest.mark.asyncio

@@ -70,3 +70,21 @@ async def test_reviews_are_judged_with_the_reference_check_beside(tmp_path: Path
         assert line["claims"] and all(c["claim_id"].startswith("p1:claim-")
                                       for c in line["claims"])
         assert len(line["comments"]) == 1
+
+
+@pytest.mark.asyncio
+async def test_options_and_fields_the_endpoints_would_misread_are_refused(
+        tmp_path: Path) -> None:
+    async with running_service(tmp_path) as running:
+        answers = [
+            await post(running, "/v1/premises/check", {
+                "paper": PAPER, "comment": "y", "options": {"routing": "false"}}),
+            await post(running, "/v1/premises/check", {
+                "paper": PAPER, "comment": "y", "option": {"routing": False}}),
+            await post(running, "/v1/reviews/judge", {
+                "paper": {"paper_id": "p1", "text": PAPER},
+                "comments": [{"source": "human", "comment": "Seeds?"}],
+                "check_references": "no"}),
+        ]
+    assert [(status, body["item"]) for status, body in answers] == [
+        (422, "routing"), (422, "option"), (422, "check_references")]

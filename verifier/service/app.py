@@ -52,12 +52,22 @@ from verifier.sources import summarize
 
 from .auth import CallerLimits, KeyRing, retry_after
 from .config import ServiceConfig
+from .fields import refuse_unknown
 from .jobs import JobStore
 from .metrics import CONTENT_TYPE, Metrics
 from .openapi import openapi_document
 from .pipelines import mount as mount_pipelines
 from .problems import Problem, problem
-from .requests import CheckRequest, options_record, parse_check_body, parse_options
+from .requests import (
+    JOB_QUERY,
+    OPTION_FIELDS,
+    CheckRequest,
+    iter_document,
+    options_record,
+    parse_check_body,
+    parse_options,
+    resolve_format,
+)
 
 log = logging.getLogger("verifier.service")
 
@@ -333,6 +343,7 @@ RENDERED = {"jsonl": NDJSON, "csv": "text/csv", "bibtex": "application/x-bibtex"
 
 async def _render(request: web.Request) -> web.Response:
     """Report lines (as this API or ``verifier check`` wrote them) in another format."""
+    refuse_unknown(request.query, ("format",), "the query")
     fmt = request.query.get("format", "csv")
     if fmt not in FORMATS:
         raise Problem(422, "unknown-format", f"unknown output format {fmt!r}; known: "
@@ -365,23 +376,31 @@ def _render_lines(body: bytes, fmt: str) -> bytes:
 async def _create_job(request: web.Request) -> web.Response:
     app = request.app
     query = request.query
+    refuse_unknown(query, JOB_QUERY, "the query")
     fmt = query.get("format", AUTO)
     if fmt != AUTO and fmt not in READERS:
         raise Problem(422, "unknown-format", f"unknown format {fmt!r}; known: {AUTO}, "
                       f"{', '.join(READERS)}", item=fmt)
-    options = parse_options({k: query[k] for k in ("sources", "deadline_s", "independence")
-                             if k in query}, tuple(app[SESSION].clients))
+    options = parse_options({k: query[k] for k in OPTION_FIELDS if k in query},
+                            tuple(app[SESSION].clients))
     body = utf8_bytes(await _read_body(request))  # a file saved as UTF-16 is read too
     if not body.strip():
         raise Problem(422, "empty-file", "the job's file is empty")
-    if fmt == AUTO:
-        from .requests import resolve_format
-
-        fmt = resolve_format(body, AUTO, query.get("filename"))
+    fmt = resolve_format(body, fmt, query.get("filename"))
+    # A file that cannot be read in its format, or holds no citation, is refused now
+    # rather than run as an empty job; its first item is enough to tell.
+    if not await asyncio.to_thread(_holds_an_item, body, fmt):
+        raise Problem(422, "no-citations", f"the file holds no citation (read as {fmt})",
+                      item=fmt)
     job = await app[JOBS].create(body, fmt, options_record(options), request[CALLER])
     app[METRICS].jobs_created.inc()
     return web.json_response(job.view(), status=202, dumps=lambda v: orjson.dumps(v).decode(),
                              headers={"Location": f"/v1/jobs/{job.id}"})
+
+
+def _holds_an_item(body: bytes, fmt: str) -> bool:
+    """Whether ``body`` read as ``fmt`` gives an item (422 if it cannot be read)."""
+    return next(iter_document(body, fmt), None) is not None
 
 
 async def _job(request: web.Request) -> web.Response:
@@ -390,6 +409,7 @@ async def _job(request: web.Request) -> web.Response:
 
 async def _job_results(request: web.Request) -> web.Response:
     jobs = request.app[JOBS]
+    refuse_unknown(request.query, ("offset", "limit"), "the query")
     offset = _int_query(request, "offset", 0, 0, 1 << 40)
     limit = _int_query(request, "limit", 10_000, 1, 100_000)
     job = jobs.get(request.match_info["id"])

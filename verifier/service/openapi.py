@@ -72,14 +72,16 @@ def openapi_document() -> dict[str, Any]:
                            "required": ["id", "index", "status"],
                            "properties": {"status": {"enum": ["verified", "unconfirmed",
                                                               "no_trace", "inconclusive"]}}},
-                "CheckRequest": {"type": "object", "properties": {
+                "CheckRequest": {"type": "object", "additionalProperties": False, "properties": {
                     "citation": _CITATION,
                     "citations": {"type": "array", "items": _CITATION},
                     "document": {"type": "string", "description": "a whole input file"},
                     "format": {"enum": [AUTO, *READERS]},
                     "filename": {"type": "string"},
                     "options": _OPTIONS},
-                    "description": "exactly one of citation, citations, document"},
+                    "description": "exactly one of citation, citations, document ('format' "
+                                   "and 'filename' go with 'document'; a document holding "
+                                   "no citation is a 422)"},
                 "Job": _JOB,
             },
         },
@@ -124,10 +126,17 @@ def openapi_document() -> dict[str, Any]:
                            "scored by the minimum over its premises",
                 "security": _AUTHED,
                 "requestBody": {"required": True, "content": {_JSON: {"schema": {
-                    "type": "object", "required": ["paper"], "properties": {
+                    "type": "object", "required": ["paper"], "additionalProperties": False,
+                    "description": "exactly one of comment, comments",
+                    "properties": {
                         "paper": {"type": "string"}, "paper_id": {"type": "string"},
                         "comment": {"type": "string"},
-                        "comments": {"type": "array", "maxItems": 200},
+                        "comments": {"type": "array", "maxItems": 200, "items": {"oneOf": [
+                            {"type": "string"},
+                            {"type": "object", "required": ["comment"],
+                             "additionalProperties": False,
+                             "properties": {"comment_id": {"type": "string"},
+                                            "comment": {"type": "string"}}}]}},
                         "options": {"type": "object", "additionalProperties": False,
                                     "properties": {
                                         "aggregate": {"enum": ["min", "mean"]},
@@ -145,10 +154,20 @@ def openapi_document() -> dict[str, Any]:
                            "paper's reference check beside it",
                 "security": _AUTHED,
                 "requestBody": {"required": True, "content": {_JSON: {"schema": {
-                    "type": "object", "required": ["paper", "comments"], "properties": {
-                        "paper": {"type": "object", "required": ["paper_id", "text"]},
+                    "type": "object", "required": ["paper", "comments"],
+                    "additionalProperties": False, "properties": {
+                        "paper": {"type": "object", "required": ["paper_id", "text"],
+                                  "additionalProperties": False, "properties": {
+                                      "paper_id": {"type": "string"},
+                                      "title": {"type": "string"},
+                                      "text": {"type": "string"},
+                                      "references": {"type": "array",
+                                                     "items": {"type": "string"}}}},
                         "comments": {"type": "array", "maxItems": 200, "items": {
-                            "type": "object", "required": ["source", "comment"]}},
+                            "type": "object", "required": ["source", "comment"],
+                            "additionalProperties": False,
+                            "properties": {"source": {"type": "string"},
+                                           "comment": {"type": "string"}}}},
                         "check_references": {"type": "boolean"}}}}}},
                 "responses": {"200": _ok("the judged lines of every source (as 'verifier "
                                          "judge' writes them) and the reference summary",

@@ -12,9 +12,10 @@ A body is a JSON object with exactly one of:
 and optionally ``options``: ``{"sources": [...], "deadline_s": s, "independence":
 "distinct"|"lineage"}``. Problems of the request itself are :class:`Problem` (400 for
 bytes that are not UTF-8 JSON, 413 for too many citations, 422 for wrong types, unknown
-sources, or a single citation that cannot be read); an unreadable element of a list is an
-input-error line in its place, as in the CLI's output. Pure and synchronous: the service
-runs it in a worker thread.
+sources, a field or option the body may not carry, a single citation that cannot be read,
+or a document that holds no citation); an unreadable element of a list is an input-error
+line in its place, as in the CLI's output. Pure and synchronous: the service runs it in a
+worker thread.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from verifier.errors import InputError
 from verifier.options import CheckOptions
 from verifier.settings import SOURCE_NAMES
 
+from .fields import json_object, refuse_unknown
 from .problems import Problem
 
 MAX_DEADLINE_S = 600.0
@@ -50,18 +52,16 @@ class CheckRequest:
 
 def parse_check_body(body: bytes, enabled: tuple[str, ...], max_batch: int) -> CheckRequest:
     """The request in ``body`` (see the module docstring); raises :class:`Problem`."""
-    value = _json(body)
-    if not isinstance(value, dict):
-        raise Problem(422, "wrong-type", "the body must be a JSON object with 'citation', "
-                      "'citations' or 'document'")
+    value = json_object(body, "a JSON object with 'citation', 'citations' or 'document'")
     given = [key for key in ("citation", "citations", "document") if key in value]
     if len(given) != 1:
         raise Problem(422, "wrong-shape", "give exactly one of 'citation', 'citations', "
                       f"'document' (got {', '.join(given) or 'none'})")
-    options = parse_options(value.get("options"), enabled)
     key = given[0]
+    refuse_unknown(value, BODY_FIELDS[key], "the body")
+    options = parse_options(value.get("options"), enabled)
     if key == "citation":
-        items = _elements([value["citation"]], "citation")
+        items = _elements([value["citation"]], ["'citation'"])
         item = items[0]
         if isinstance(item, InputError):
             raise Problem(422, "unreadable-citation", item.message, item=value["citation"])
@@ -71,23 +71,22 @@ def parse_check_body(body: bytes, enabled: tuple[str, ...], max_batch: int) -> C
         if not isinstance(elements, list):
             raise Problem(422, "wrong-type", "'citations' must be a list", item="citations")
         _check_size(len(elements), max_batch)
-        return CheckRequest(False, _elements(elements, "citations"), options)
+        names = [f"citations[{position}]" for position in range(len(elements))]
+        return CheckRequest(False, _elements(elements, names), options)
     items = read_document(value["document"], value.get("format", AUTO), value.get("filename"))
     _check_size(len(items), max_batch)
     return CheckRequest(False, items, options)
 
 
-def _json(body: bytes) -> Any:
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Problem(400, "invalid-utf8", f"the body is not UTF-8 (byte {exc.start})") \
-            from None
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise Problem(400, "invalid-json", f"the body is not JSON: {exc.msg} at line "
-                      f"{exc.lineno}, column {exc.colno}") from None
+BODY_FIELDS: Mapping[str, frozenset[str]] = {
+    "citation": frozenset({"citation", "options"}),
+    "citations": frozenset({"citations", "options"}),
+    "document": frozenset({"document", "format", "filename", "options"}),
+}
+"""The fields a body may carry beside each of its three forms."""
+OPTION_FIELDS = frozenset({"sources", "deadline_s", "independence"})
+JOB_QUERY = frozenset({"format", "filename", *OPTION_FIELDS})
+"""The query parameters of ``POST /v1/jobs``."""
 
 
 def _check_size(count: int, max_batch: int) -> None:
@@ -96,13 +95,14 @@ def _check_size(count: int, max_batch: int) -> None:
                       f"{max_batch} (submit a job for more)")
 
 
-def _elements(elements: list[Any], where: str) -> list[InputItem]:
+def _elements(elements: list[Any], names: list[str]) -> list[InputItem]:
+    """The items of ``elements`` (``names``: each one's name in a problem)."""
     lines = []
     for position, element in enumerate(elements):
         if isinstance(element, str):
             element = {"text": element}
         if not isinstance(element, dict):
-            raise Problem(422, "wrong-type", f"{where}[{position}] must be a string or an "
+            raise Problem(422, "wrong-type", f"{names[position]} must be a string or an "
                           "object", item=position)
         lines.append(orjson.dumps(element))
     return list(read_jsonl(io.BytesIO(b"\n".join(lines) + b"\n")))
@@ -116,7 +116,15 @@ def read_document(text: Any, fmt: Any, filename: Any = None) -> list[InputItem]:
 
 
 def read_document_bytes(data: bytes, fmt: Any, filename: Any = None) -> list[InputItem]:
-    return list(iter_document(data, resolve_format(data, fmt, filename)))
+    """The items of a document; 422 for one that holds none (the CLI's exit 6: a document
+    read in the wrong format, or holding no reference, is a mistake to name, not an
+    empty answer)."""
+    fmt = resolve_format(data, fmt, filename)
+    items = list(iter_document(data, fmt))
+    if not items:
+        raise Problem(422, "no-citations", f"the document holds no citation (read as "
+                      f"{fmt})", item=fmt)
+    return items
 
 
 def resolve_format(data: bytes, fmt: Any, filename: Any) -> str:
@@ -145,10 +153,7 @@ def parse_options(value: Any, enabled: tuple[str, ...]) -> CheckOptions:
         return CheckOptions()
     if not isinstance(value, Mapping):
         raise Problem(422, "wrong-type", "'options' must be an object", item="options")
-    unknown = set(value) - {"sources", "deadline_s", "independence"}
-    if unknown:
-        raise Problem(422, "unknown-option", f"unknown option(s) {', '.join(sorted(unknown))}",
-                      item=sorted(unknown)[0])
+    refuse_unknown(value, OPTION_FIELDS, "'options'", kind="unknown-option")
     sources = value.get("sources")
     if sources is not None:
         if isinstance(sources, str):
