@@ -10,14 +10,18 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_cli import REFS, world, world_options  # noqa: F401  (the module-scoped world)
 
 import verifier.api  # noqa: F401  (imported here, not lazily on the run's loop)
 from verifier.citations.formats import (
     CSV_COLUMNS,
+    FORMATS,
     Formatter,
     format_records,
     html_report,
+    line_error,
     markdown_report,
     run_counts,
 )
@@ -119,3 +123,52 @@ def test_check_writes_corrected_bibtex_and_csv(
         "verified", "unconfirmed", "no_trace", "inconclusive"}
     assert main(["check", str(refs), "-o", str(table), "--resume", "--format-out", "csv",
                  *world_options(world, tmp_path)]) == 2
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=3),
+    max_leaves=6)
+_PATHS = [(key,) for key in VERIFIED] + [("citation", key) for key in VERIFIED["citation"]] + [
+    ("correction", "apa"), ("correction", "bibtex"), ("discrepancies", 0),
+    ("citation", "authors", 0), ("citation", "authors", 0, "family")]
+
+
+def _replaced(base: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    copy = orjson.loads(orjson.dumps(base))
+    copy[path[0]] = _replaced(copy[path[0]], path[1:], value)
+    return copy
+
+
+@given(path=st.sampled_from(_PATHS), value=_JSON_VALUES, fmt=st.sampled_from(FORMATS))
+def test_a_line_the_formats_cannot_read_is_named_never_a_crash(
+        path: tuple[Any, ...], value: Any, fmt: str) -> None:
+    """A report line handed back by another program (the service's /v1/render): either
+    line_error says what is wrong with it, or every format renders it."""
+    line = _replaced(VERIFIED, path, value)
+    if line_error(line) is None:
+        format_records(fmt, [line, NO_TRACE, UNREADABLE])
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ([], "not a JSON object"),
+    ({**NO_TRACE, "status": "fabricated"}, "'status' must be one of"),
+    ({**NO_TRACE, "discrepancies": [5]}, "'discrepancies' must be a list of objects"),
+    ({**NO_TRACE, "flags": "input_error"}, "'flags' must be a list"),
+    ({**NO_TRACE, "index": True}, "'index' must be a number or null"),
+    ({**NO_TRACE, "citation": {"authors": ["Smith"]}}, "'citation.authors' must be a list "
+                                                       "of objects"),
+    ({**NO_TRACE, "correction": {"apa": 5}}, "'correction.apa' must be a string"),
+])
+def test_line_error_says_what_is_wrong(line: Any, said: str) -> None:
+    error = line_error(line)
+    assert error is not None and error.startswith(said)
+
+
+def test_the_lines_the_engine_writes_have_no_line_error() -> None:
+    for line in (VERIFIED, NO_TRACE, UNREADABLE, {"status": "verified"}):
+        assert line_error(line) is None

@@ -376,6 +376,15 @@ async def test_render_turns_report_lines_into_csv_and_corrected_bibtex(tmp_path:
         assert bib.count(b"\n@") + bib.startswith(b"@") >= 1
         status, _, _ = await post(running, "/v1/render?format=csv", None, raw=b"not json\n")
         assert status == 422
+        # A line of the wrong shape is named, not a 500 from deep in a format.
+        wrong = body.splitlines()[0] + b"\n" + orjson.dumps(
+            {"status": "verified", "discrepancies": [5]})
+        for fmt in ("csv", "markdown"):
+            status, _, problem = await post(running, f"/v1/render?format={fmt}", None,
+                                            raw=wrong)
+            assert status == 422 and orjson.loads(problem)["item"] == 2
+            assert "'discrepancies' must be a list of objects" in orjson.loads(problem)[
+                "detail"]
 
 
 @pytest.mark.asyncio

@@ -47,6 +47,72 @@ STATUS_ORDER: tuple[str, ...] = ("no_trace", "inconclusive", "unconfirmed", "ver
 _INPUT_ERROR = "input_error"
 
 
+_STATUSES = frozenset(STATUS_ORDER)
+_TEXT = (str,)
+_TEXT_OR_NULL = (str, type(None))
+_OBJECT_OR_NULL = (dict, type(None))
+_LINE_FIELDS: Mapping[str, tuple[type, ...]] = {
+    # The type of each key the formats read, as the line contract writes it.
+    "id": _TEXT, "input": _TEXT, "retraction": _TEXT, "error": _TEXT_OR_NULL,
+    "index": (int, type(None)), "elapsed_s": (int, float, type(None)),
+    "flags": (list,), "agreeing_sources": (list,), "discrepancies": (list,),
+    "citation": _OBJECT_OR_NULL, "correction": _OBJECT_OR_NULL,
+    "corrected": _OBJECT_OR_NULL, "sources": (dict,), "book": _OBJECT_OR_NULL,
+}
+_CITATION_FIELDS: Mapping[str, tuple[type, ...]] = {
+    "title": _TEXT, "container": _TEXT, "year": (int, type(None)), "authors": (list,),
+    "identifiers": (dict,),
+}
+_JSON_TYPES = {str: "a string", int: "a number", float: "a number", list: "a list",
+              dict: "an object", type(None): "null"}
+
+
+def line_error(record: object) -> str | None:
+    """Why ``record`` is not an output line the formats can read (None: it is one).
+
+    For lines another program hands back (the service's ``/v1/render``): ``status`` is
+    one of the four, and every key the formats read has its contract's JSON type
+    (``flags`` and ``agreeing_sources`` lists of strings, ``discrepancies`` and the
+    citation's ``authors`` lists of objects). Keys may be missing (older lines lack
+    some); extra keys are kept as they are."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    status = record.get("status")
+    if not isinstance(status, str) or status not in _STATUSES:
+        return f"'status' must be one of {', '.join(STATUS_ORDER)}"
+    wrong = _wrong_type(record, _LINE_FIELDS, "")
+    if wrong:
+        return wrong
+    for key, kind, kinds in (("flags", str, "strings"), ("agreeing_sources", str, "strings"),
+                             ("discrepancies", dict, "objects")):
+        if not all(isinstance(item, kind) for item in record.get(key) or ()):
+            return f"'{key}' must be a list of {kinds}"
+    for key in ("apa", "bibtex"):
+        if not isinstance((record.get("correction") or {}).get(key, ""), str):
+            return f"'correction.{key}' must be a string"
+    cited = record.get("citation")
+    if isinstance(cited, dict):
+        wrong = _wrong_type(cited, _CITATION_FIELDS, "citation.")
+        if wrong:
+            return wrong
+        if not all(isinstance(author, dict) for author in cited.get("authors") or ()):
+            return "'citation.authors' must be a list of objects"
+        if any(not isinstance(value, str) for author in cited.get("authors") or ()
+               for value in author.values()):
+            return "'citation.authors' must hold names as strings"
+    return None
+
+
+def _wrong_type(value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]],
+                prefix: str) -> str | None:
+    for key, types in fields.items():
+        if key in value and (isinstance(value[key], bool) or
+                             not isinstance(value[key], types)):
+            shown = " or ".join(dict.fromkeys(_JSON_TYPES[kind] for kind in types))
+            return f"'{prefix}{key}' must be {shown}"
+    return None
+
+
 def is_input_error(record: Record) -> bool:
     return _INPUT_ERROR in (record.get("flags") or ())
 
@@ -284,4 +350,4 @@ def format_records(name: str, records: Iterable[Record]) -> bytes:
 
 
 __all__ = ["CSV_COLUMNS", "FORMATS", "Formatter", "bibtex_text", "csv_line", "format_records",
-           "html_report", "markdown_report", "run_counts"]
+           "html_report", "line_error", "markdown_report", "run_counts"]

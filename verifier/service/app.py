@@ -42,7 +42,7 @@ import orjson
 from aiohttp import web
 
 from verifier.citations.checker import CitationChecker
-from verifier.citations.formats import FORMATS, format_records
+from verifier.citations.formats import FORMATS, format_records, line_error
 from verifier.citations.inputs import AUTO, READERS, utf8_bytes
 from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput
 from verifier.citations.report import input_error_to_json, report_to_json
@@ -364,8 +364,10 @@ def _render_lines(body: bytes, fmt: str) -> bytes:
         except orjson.JSONDecodeError as exc:
             raise Problem(422, "invalid-line", f"line {number} is not JSON: {exc.msg}",
                           item=number) from None
-        if not isinstance(record, dict) or "status" not in record:
-            raise Problem(422, "invalid-line", f"line {number} is not a report", item=number)
+        wrong = line_error(record)
+        if wrong is not None:
+            raise Problem(422, "invalid-line", f"line {number} is not a report: {wrong}",
+                          item=number)
         records.append(record)
     return format_records(fmt, records)
 
