@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from verifier.cli.main import main
 from verifier.errors import ConfigError
-from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, Settings
+from verifier.settings import (
+    DEFAULT_BASE_URLS,
+    ENVIRONMENT,
+    SOURCE_NAMES,
+    Settings,
+    unknown_environment,
+)
 from verifier.sources import PolicyTable, default_policy
 
 
@@ -110,3 +118,42 @@ def test_every_source_has_exactly_one_adapter_in_settings_order() -> None:
     assert tuple(a.name for a in ADAPTERS) == SOURCE_NAMES
     assert all(adapter_for(name.upper()).name == name for name in SOURCE_NAMES)
     assert Settings().sources == SOURCE_NAMES
+
+
+def test_a_verifier_variable_nothing_reads_is_named_with_the_closest_setting() -> None:
+    warnings = unknown_environment({
+        "VERIFIER_CACHEDIR": "/x", "VERIFIER_MAILTO": "a@b.org", "VERIFIER_FROBNICATE": "1",
+        "VERIFIER_LLM_MODLE": "m", "HOME": "/root", "verifier_cache_dir": "/y"})
+    assert warnings == [
+        "VERIFIER_CACHEDIR is not a setting and is ignored (did you mean VERIFIER_CACHE_DIR?)",
+        "VERIFIER_FROBNICATE is not a setting and is ignored",
+        "VERIFIER_LLM_MODLE is not a setting and is ignored (did you mean VERIFIER_LLM_MODEL?)",
+    ]
+    assert unknown_environment(dict.fromkeys(ENVIRONMENT, "1")) == []
+
+
+_NAME = re.compile(r"VERIFIER_[A-Z][A-Z0-9_]*")
+
+
+def test_every_verifier_variable_in_the_source_is_a_known_setting() -> None:
+    """The list unknown_environment checks against cannot fall behind the code: every
+    VERIFIER_* name written anywhere in the project is in it (or a prefix the code builds
+    names from, such as VERIFIER_LLM for VERIFIER_LLM_RPM)."""
+    root = Path(__file__).resolve().parents[1]
+    files = [*root.glob("verifier/**/*.py"), *root.glob("adapters/*.py"),
+             *root.glob("bench/*.py"), *root.glob("tests/*.py"), root / "setup.py",
+             root / "README.md", root / "Makefile", root / ".ci" / "run"]
+    found = {name.rstrip("_") for path in files for name in _NAME.findall(path.read_text())}
+    assert len(found) > 20  # the scan reads the source
+    unknown = {name for name in found - ENVIRONMENT
+               if not any(known.startswith(name + "_") for known in ENVIRONMENT)}
+    # The names this test itself writes as examples of typos are the only strangers.
+    assert unknown == {"VERIFIER_CACHEDIR", "VERIFIER_FROBNICATE", "VERIFIER_LLM_MODLE"}
+
+
+def test_the_cli_warns_of_a_variable_nothing_reads(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("VERIFIER_CACHEDIR", "/tmp/somewhere")
+    assert main(["sources"]) == 0
+    assert "verifier: warning: VERIFIER_CACHEDIR is not a setting and is ignored (did you " \
+        "mean VERIFIER_CACHE_DIR?)" in capsys.readouterr().err

@@ -45,6 +45,36 @@ KEY_ENV_VARS: Mapping[str, str] = {
 VERSION = "0.1.0"
 _MAILTO = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
+ENVIRONMENT: frozenset[str] = frozenset({
+    "VERIFIER_MAILTO", "VERIFIER_CACHE_DIR", "VERIFIER_KEEP_PARSES", "VERIFIER_INDEPENDENCE",
+    *(f"VERIFIER_{name.upper()}_URL" for name in SOURCE_NAMES),
+    *(f"VERIFIER_LLM_{name}" for name in ("URL", "MODEL", "API_KEY", "RPM", "TPM",
+                                          "CONCURRENCY", "CONTEXT", "JSON_MODE", "PRICES")),
+    *(f"VERIFIER_DECISION_{name}" for name in ("URL", "MODEL", "API_KEY", "FORMAT", "RPM",
+                                               "TPM", "CONCURRENCY")),
+    "VERIFIER_SERVICE_KEYS", "VERIFIER_SERVICE_DIR",  # verifier serve
+    "VERIFIER_REGEX_STORE", "VERIFIER_REVIEWBENCH",
+    "VERIFIER_PURE_PYTHON",  # read when installing (setup.py)
+    "VERIFIER_API_SAMPLES",  # read by the test suite
+})
+"""Every ``VERIFIER_*`` environment variable this project reads (a test holds the list to
+every such name in the source)."""
+
+
+def unknown_environment(env: Mapping[str, str]) -> list[str]:
+    """A warning for each ``VERIFIER_*`` variable in ``env`` that nothing reads (a typo
+    such as ``VERIFIER_CACHEDIR`` is otherwise ignored in silence), naming the closest
+    known one."""
+    from difflib import get_close_matches
+
+    warnings = []
+    for name in sorted(env):
+        if name.startswith("VERIFIER_") and name not in ENVIRONMENT:
+            close = get_close_matches(name, ENVIRONMENT, n=1, cutoff=0.75)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            warnings.append(f"{name} is not a setting and is ignored{hint}")
+    return warnings
+
 
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

@@ -92,7 +92,13 @@ from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Report, S
 from verifier.citations.output_file import FormattedWriter
 from verifier.errors import ConfigError, InputError
 from verifier.http.stats import RunStats
-from verifier.settings import DEFAULT_BASE_URLS, SOURCE_NAMES, VERSION, Settings
+from verifier.settings import (
+    DEFAULT_BASE_URLS,
+    SOURCE_NAMES,
+    VERSION,
+    Settings,
+    unknown_environment,
+)
 
 from . import exit_codes
 from .commands import add_commands
@@ -156,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         return exc.code if isinstance(exc.code, int) else exit_codes.USAGE
     handler: Callable[[argparse.Namespace], int] = args.handler
+    for warning in unknown_environment(os.environ):
+        _error(f"verifier: warning: {warning}")
     try:
         return handler(args)
     except ConfigError as exc:
