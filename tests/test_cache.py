@@ -278,10 +278,10 @@ def test_directory_is_created(tmp_path: Path) -> None:
 def test_directory_under_a_file_is_a_config_error(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
-    with pytest.raises(ConfigError, match="not-a-dir"):
-        ResponseCache(blocker / "cache")
-    with pytest.raises(ConfigError, match="not-a-dir"):
-        ResponseCache(blocker)
+    for where in (blocker / "cache", blocker):
+        with pytest.raises(ConfigError, match="not-a-dir") as caught:
+            ResponseCache(where)
+        assert "a file stands where the cache folder should be" in str(caught.value)
 
 
 @pytest.mark.skipif(

@@ -147,6 +147,8 @@ def _reason(exc: BaseException) -> str:
         return f"the cache file is corrupt ({text})"
     if isinstance(exc, PermissionError) or "readonly" in text or "read-only" in text:
         return f"the cache folder is not writable ({text})"
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return f"a file stands where the cache folder should be ({text})"
     return text
 
 
