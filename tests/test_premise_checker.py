@@ -205,6 +205,10 @@ async def test_a_failing_call_ends_the_comment_inconclusive_with_the_reason(wher
     stage = "decomposition" if where == "chat" else "paper decision"
     assert result.error is not None and result.error.startswith(f"{stage}: rate_limited")
     assert "429 from the endpoint" in result.error
+    # The line names the model that was asked: an unanswered comment of a remote model
+    # is not an offline baseline's result.
+    asked = "fake-chat" if where == "chat" else "fake-chat+fake-decisions"
+    assert result.to_json()["backend"] == asked and result.to_json()["baseline"] is False
 
 
 @pytest.mark.asyncio

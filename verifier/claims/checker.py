@@ -145,7 +145,8 @@ class CommentResult:
 
     @property
     def baseline(self) -> bool:
-        """Every model call was answered by an offline baseline (or none was made)."""
+        """Every model asked was an offline baseline (or none was asked): a comment the
+        configured remote model failed to answer is not a baseline's."""
         return all(part in ("", OFFLINE) for part in self.backend.split("+"))
 
     def to_json(self) -> dict[str, Any]:
@@ -212,6 +213,10 @@ class _Tally:
 
     def add(self, usage: Usage, backend: str) -> None:
         self.usage += usage
+        self.asked(backend)
+
+    def asked(self, backend: str) -> None:
+        """Record a backend that was asked (answering or not)."""
         if backend and backend not in self.backends:
             self.backends.append(backend)
 
@@ -294,7 +299,8 @@ class PremiseChecker:
         try:
             if not opts.holistic_only:
                 decomposition = await self._call(
-                    "decomposition", decompose(self.chat, comment, opts.field, deadline=deadline))
+                    "decomposition", decompose(self.chat, comment, opts.field, deadline=deadline),
+                    self.chat.backend, tally)
                 tally.add(decomposition.usage, decomposition.backend)
                 if decomposition.problem is not None:
                     return result(CommentStatus.INCONCLUSIVE,
@@ -319,16 +325,21 @@ class PremiseChecker:
                       premises=premises, verified=outcome.verified)
 
     @staticmethod
-    async def _call(stage: str, call: Any) -> Any:
+    async def _call(stage: str, call: Any, backend: str, tally: _Tally) -> Any:
+        """``call``'s answer; a failure is :class:`_CallFailed`, and the ``backend`` that
+        was asked is recorded: a comment the configured model could not answer is not an
+        offline baseline's result."""
         try:
             return await call
         except SourceError as exc:
+            tally.asked(backend)
             raise _CallFailed(f"{stage}: {exc.kind.value}: {exc}") from exc
 
     async def _decide(self, stage: str, state: str, questions: Mapping[str, Question],
                       tally: _Tally, deadline: float | None) -> DecisionResult:
         answer: DecisionResult = await self._call(
-            stage, self.decisions.decide(state, questions, deadline=deadline))
+            stage, self.decisions.decide(state, questions, deadline=deadline),
+            self.decisions.backend, tally)
         tally.add(answer.usage, answer.backend)
         return answer
 
