@@ -54,6 +54,7 @@ from verifier.judge.published import load_published_means
 from verifier.judge.report import build_report, markdown_table
 from verifier.judge.run import JudgeRun, PaperResult, ReferenceSummary, RunOptions
 from verifier.llm.interfaces import ChatModel
+from verifier.llm.preflight import check_model_endpoints
 from verifier.reviews.models import ItemError
 from verifier.session import Session
 from verifier.settings import Settings
@@ -195,9 +196,11 @@ def run_judge(args: argparse.Namespace) -> int:
     run = _JudgeCommand(args, settings, papers, errors, prior, references_path)
     started = time.perf_counter()
     interrupted = False
-    out = JsonlWriter.open(args.output, append=args.resume) if args.output is not None \
+    # Opened once the session is open and the model endpoint checked (main): a run
+    # refused at its start leaves an existing output as it was.
+    out = JsonlWriter.deferred(args.output, append=args.resume) if args.output is not None \
         else JsonlWriter.stdout()
-    refs = JsonlWriter.open(references_path, append=args.resume) \
+    refs = JsonlWriter.deferred(references_path, append=args.resume) \
         if references_path is not None else None
     try:
         asyncio.run(run.main(out, refs))
@@ -210,6 +213,12 @@ def run_judge(args: argparse.Namespace) -> int:
     if interrupted:
         return exit_codes.INTERRUPTED
     return run.finish(time.perf_counter() - started)
+
+
+def _open_now(*writers: JsonlWriter | None) -> None:
+    for writer in writers:
+        if writer is not None:
+            writer.open_now()
 
 
 def repair_tail_safe(path: Path) -> None:
@@ -245,8 +254,15 @@ class _JudgeCommand:
         return todo, refs
 
     async def main(self, out: JsonlWriter, refs: JsonlWriter | None) -> None:
+        async with Session(self.settings) as session:
+            await check_model_endpoints(session, ("chat",))
+            await asyncio.to_thread(_open_now, out, refs)
+            await self._judge(session, out, refs)
+
+    async def _judge(self, session: Session, out: JsonlWriter, refs: JsonlWriter | None
+                     ) -> None:
         args = self.args
-        async with Session(self.settings) as session, LineQueue(out) as lines:
+        async with LineQueue(out) as lines:
             chat = chat_model(session)
             self.backend = chat.backend
             judge = Judge(chat, JudgeOptions(calls_per_paper=args.calls_per_paper,

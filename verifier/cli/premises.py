@@ -381,7 +381,9 @@ def run_premises(args: argparse.Namespace) -> int:
     errors = [e for e in work.errors if (e.paper_id, e.comment_id) not in done]
     items = [i for i in work.items if (i.paper_id, i.comment_id) not in done]
     progress = Progress(total=len(errors) + len(items), quiet=args.quiet)
-    writer = JsonlWriter.open(args.output, append=args.resume) if args.output \
+    # Opened once the session is open and the model endpoints checked (_run): a run
+    # refused at its start leaves an existing output as it was.
+    writer = JsonlWriter.deferred(args.output, append=args.resume) if args.output \
         else JsonlWriter.stdout()
     interrupted = False
     try:
@@ -406,12 +408,23 @@ def run_premises(args: argparse.Namespace) -> int:
 
 async def _run(items: list[CommentItem], errors: list[CommentResult], options: PremiseOptions,
                concurrency: int, writer: Any, progress: Progress) -> None:
-    from verifier.claims.checker import PremiseChecker
-    from verifier.cli.output import LineQueue
+    from verifier.llm.preflight import check_model_endpoints
     from verifier.session import Session
     from verifier.settings import Settings
 
-    async with Session(Settings.from_env()) as session, LineQueue(writer) as lines:
+    async with Session(Settings.from_env()) as session:
+        await check_model_endpoints(session)
+        await asyncio.to_thread(writer.open_now)
+        await _check(session, items, errors, options, concurrency, writer, progress)
+
+
+async def _check(session: Any, items: list[CommentItem], errors: list[CommentResult],
+                 options: PremiseOptions, concurrency: int, writer: Any,
+                 progress: Progress) -> None:
+    from verifier.claims.checker import PremiseChecker
+    from verifier.cli.output import LineQueue
+
+    async with LineQueue(writer) as lines:
         for error in errors:
             line = error.to_json()
             await lines.put(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))

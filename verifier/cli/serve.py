@@ -155,6 +155,7 @@ async def serve(settings: Settings, config: ServiceConfig, *, port: int) -> None
     """Run until SIGTERM or SIGINT, then shut down gracefully (see the module docstring)."""
     from aiohttp import web
 
+    from verifier.llm.preflight import check_model_endpoints
     from verifier.service import create_app
     from verifier.session import Session
 
@@ -164,6 +165,9 @@ async def serve(settings: Settings, config: ServiceConfig, *, port: int) -> None
         with suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stop.set)
     async with Session(settings) as session:
+        # A model endpoint that refuses the key or does not serve the configured model
+        # would answer every claims request inconclusive: the service does not start.
+        await check_model_endpoints(session)
         app = create_app(config, session)
         # Access lines name the request line, status and size: never a header, so never
         # a key.

@@ -729,6 +729,10 @@ def _route(name: str, prepare: Callable[[ModelWorld, dict[str, Any]], Job]
 
 async def _models(request: web.Request) -> web.Response:
     world = request.app[MODEL_WORLD]
+    counters = world.counters
+    counters.requests += 1
+    counters.by_route["models"] += 1
+    counters.by_status[200] += 1
     data = [{"id": model, "object": "model", "created": 1_790_000_000, "owned_by": "world",
              "max_model_len": world.options.max_context} for model in world.options.models]
     return web.json_response({"object": "list", "data": data},
