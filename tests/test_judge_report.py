@@ -127,6 +127,15 @@ def test_the_markdown_table_has_reviewbench_rows_and_published_columns(
     assert body[4].split(" | ")[1] == "–" and body[4].split(" | ")[-1].rstrip(" |") == "–"
 
 
+def test_the_table_says_when_one_paper_gives_no_interval(report: dict[str, object]) -> None:
+    several = markdown_table(report, {})
+    assert f"Means over {report['papers']} papers with 95 % bootstrap intervals" in several
+    one = markdown_table({**report, "papers": 1}, {})
+    assert "Values of 1 paper (no interval: a bootstrap needs several)" in one
+    assert "papers" not in one.splitlines()[-1]
+    assert "[" in several and "[" not in one  # no degenerate [x, x] interval in the cells
+
+
 def test_the_published_means_loader_maps_names_and_scales_percent(tmp_path: Path) -> None:
     results = tmp_path / "results"
     results.mkdir()

@@ -137,7 +137,8 @@ def _cell(metric: str, mean: object, ci: object = None) -> str:
 def markdown_table(report: Mapping[str, object], published: Published | None = None,
                    published_label: str = "ReviewBench eLife") -> str:
     """ReviewBench's layout: rows :data:`ROWS`, one column per source of ``report`` (mean
-    and 95 % interval; ratios in percent), then one column per published source."""
+    and 95 % interval, none for a single paper; ratios in percent), then one column per
+    published source."""
     sources = report.get("sources")
     if not isinstance(sources, Mapping):
         raise ValueError("not a report: no 'sources'")
@@ -145,19 +146,24 @@ def markdown_table(report: Mapping[str, object], published: Published | None = N
     extra = list(published or {})
     header = ["", *names, *(f"{published_label}: {s}" for s in extra)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    papers = report.get("papers")
     for label, metric in ROWS:
         cells = [label]
         for name in names:
             entry = sources[name].get(metric, {})
-            cells.append(_cell(metric, entry.get("mean"), entry.get("ci")))
+            interval = entry.get("ci") if papers != 1 else None
+            cells.append(_cell(metric, entry.get("mean"), interval))
         for name in extra:
             found = (published or {})[name].get(metric)
             cells.append(_cell(metric, found.mean if found else None))
         lines.append("| " + " | ".join(cells) + " |")
-    papers = report.get("papers")
     lines.append("")
-    lines.append(f"Means over {papers} papers with 95 % bootstrap intervals; ratios in percent; "
-                 "– = undefined.")
+    if papers == 1:  # a bootstrap over one paper resamples it alone: no interval
+        lines.append("Values of 1 paper (no interval: a bootstrap needs several); ratios in "
+                     "percent; – = undefined.")
+    else:
+        lines.append(f"Means over {papers} papers with 95 % bootstrap intervals; ratios in "
+                     "percent; – = undefined.")
     if extra:
         lines.append(f"{published_label}: ReviewBench's published means (no intervals), "
                      "beside ours for reference.")
