@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from verifier.cli import main
-from verifier.cli.judge import references_said
+from verifier.cli.judge import references_said, skipped_said
 from verifier.judge.metrics import METRICS
 from verifier.judge.run import ReferenceSummary
 
@@ -201,3 +201,10 @@ def test_the_progress_line_counts_unreadable_references_apart() -> None:
     clean = ReferenceSummary(True, True, 2, Counter({"verified": 2}))
     assert references_said(clean) == "references: 2 {'verified': 2}"
     assert references_said(ReferenceSummary(False, False)) == "references not checked"
+
+
+def test_the_closing_line_says_what_was_skipped_in_words() -> None:
+    assert skipped_said({"input_errors": 0, "sources_not_judged": 0}) == "skipped nothing"
+    assert skipped_said({"input_errors": 2, "sources_not_judged": 1, "comments_unjudged": 0,
+                         "lines_unreadable": 3}) == (
+        "skipped: 2 input errors, 1 source not judged, 3 lines unreadable")

@@ -215,6 +215,22 @@ def run_judge(args: argparse.Namespace) -> int:
     return run.finish(time.perf_counter() - started)
 
 
+_SKIPPED_WORDS = {"input_errors": "input error", "sources_not_judged": "source not judged",
+                  "comments_unjudged": "comment unjudged", "lines_unreadable": "line unreadable"}
+
+
+def skipped_said(skipped: dict[str, int]) -> str:
+    """The report's ``skipped`` counts in words: "skipped nothing", or "skipped: 2 input
+    errors, 1 source not judged" (the counts that are not zero)."""
+    said = []
+    for name, count in skipped.items():
+        if count:
+            one = _SKIPPED_WORDS.get(name, name.replace("_", " "))
+            noun, _, rest = one.partition(" ")
+            said.append(f"{count} {noun}{'' if count == 1 else 's'}{' ' + rest if rest else ''}")
+    return "skipped: " + ", ".join(said) if said else "skipped nothing"
+
+
 def _open_now(*writers: JsonlWriter | None) -> None:
     for writer in writers:
         if writer is not None:
@@ -345,8 +361,8 @@ class _JudgeCommand:
         if table and not args.quiet:
             print(table, file=stream)
         if not args.quiet:
-            print(f"verifier judge: {self.judged} line(s) judged in {elapsed:.1f}s; skipped: "
-                  f"{collected.skipped}", file=sys.stderr)
+            print(f"verifier judge: {self.judged} line(s) judged in {elapsed:.1f}s; "
+                  f"{skipped_said(collected.skipped)}", file=sys.stderr)
         return exit_codes.finished(
             input_errors=bool(collected.skipped["input_errors"]),
             incomplete=bool(collected.skipped["sources_not_judged"] or self.failed_sources))
