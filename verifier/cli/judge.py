@@ -215,8 +215,10 @@ def run_judge(args: argparse.Namespace) -> int:
     return run.finish(time.perf_counter() - started)
 
 
-_SKIPPED_WORDS = {"input_errors": "input error", "sources_not_judged": "source not judged",
-                  "comments_unjudged": "comment unjudged", "lines_unreadable": "line unreadable"}
+_SKIPPED_WORDS = {"input_errors": ("input error", "input errors"),
+                  "sources_not_judged": ("source not judged", "sources not judged"),
+                  "comments_unjudged": ("comment unjudged", "comments unjudged"),
+                  "lines_unreadable": ("line unreadable", "lines unreadable")}
 
 
 def skipped_said(skipped: dict[str, int]) -> str:
@@ -225,9 +227,8 @@ def skipped_said(skipped: dict[str, int]) -> str:
     said = []
     for name, count in skipped.items():
         if count:
-            one = _SKIPPED_WORDS.get(name, name.replace("_", " "))
-            noun, _, rest = one.partition(" ")
-            said.append(f"{count} {noun}{'' if count == 1 else 's'}{' ' + rest if rest else ''}")
+            one, many = _SKIPPED_WORDS.get(name, (name.replace("_", " "),) * 2)
+            said.append(f"{count} {one if count == 1 else many}")
     return "skipped: " + ", ".join(said) if said else "skipped nothing"
 
 
