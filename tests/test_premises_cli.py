@@ -140,13 +140,14 @@ def test_elife_records_are_split_into_comments_by_the_review_splitter(tmp_path: 
 
 @pytest.mark.parametrize("options", [
     ["--phrasings", "99"], ["--phrasings", "0"], ["--concurrency", "0"], ["--resume"],
-    ["--papers", "/nonexistent/folder"]])
+    ["--papers", "/nonexistent/folder"], ["--paper-tokens", "0"], ["--paper-tokens", "-5"]])
 def test_usage_errors_exit_2_before_anything_runs(
         tmp_path: Path, options: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     reviews = write_jsonl(tmp_path / "reviews.jsonl", [
         {"paper_id": "p", "comment": "x y z w", "paper": "x y z w"}])
     assert main(["premises", str(reviews), *options]) == 2
-    assert "error" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "error" in err and options[0] in err  # the option at fault is named
 
 
 def test_the_ablation_options_reach_the_output(tmp_path: Path, papers: Path) -> None:

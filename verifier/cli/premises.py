@@ -301,17 +301,21 @@ def _options(args: argparse.Namespace) -> PremiseOptions:
     from verifier.claims.aggregate import Aggregate, Field
     from verifier.claims.checker import PremiseOptions
     from verifier.claims.paper_context import DEFAULT_BUDGET
+    from verifier.claims.prompt_files import QUESTIONS
 
     if not 1 <= args.concurrency <= MAX_CONCURRENCY:
         raise ConfigError(f"--concurrency {args.concurrency} is out of range "
                           f"1..{MAX_CONCURRENCY}")
-    try:
-        return PremiseOptions(field=Field(args.field), aggregate=Aggregate(args.aggregate),
-                              routing=not args.no_route, phrasings=args.phrasings,
-                              holistic_only=args.holistic,
-                              paper_tokens=args.paper_tokens or DEFAULT_BUDGET)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    if not 1 <= args.phrasings <= QUESTIONS.max_phrasings:
+        raise ConfigError(f"--phrasings {args.phrasings} is out of range "
+                          f"1..{QUESTIONS.max_phrasings}")
+    if args.paper_tokens is not None and args.paper_tokens < 1:
+        raise ConfigError(f"--paper-tokens {args.paper_tokens} is not a positive number of "
+                          "tokens")
+    return PremiseOptions(field=Field(args.field), aggregate=Aggregate(args.aggregate),
+                          routing=not args.no_route, phrasings=args.phrasings,
+                          holistic_only=args.holistic,
+                          paper_tokens=args.paper_tokens or DEFAULT_BUDGET)
 
 
 @dataclass(slots=True)
