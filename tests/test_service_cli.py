@@ -69,3 +69,14 @@ def test_a_port_in_use_is_a_usage_error_naming_it(
         assert main(["serve", "--no-cache", "--open", "--quiet", "--port", str(port),
                      "--data-dir", str(tmp_path / "data")]) == 2
     assert f"port {port} on 127.0.0.1 is in use" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("--max-body-mb", "0"), ("--max-batch", "0"), ("--key-rate", "0"),
+    ("--key-concurrency", "0"), ("--grace", "-1"), ("--job-workers", "0"),
+    ("--cors", "notaurl")])
+def test_a_bad_option_value_is_refused_naming_the_option(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str) -> None:
+    assert main(["serve", "--no-cache", "--open", "--port", "0", "--data-dir",
+                 str(tmp_path / "data"), option, value]) == 2
+    assert f"argument {option}: " in capsys.readouterr().err

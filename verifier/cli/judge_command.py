@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from .arg_types import whole_number
 from .locations import add_location_arguments
 
 
@@ -44,15 +45,7 @@ def add_judge_command(commands: Any, common: argparse.ArgumentParser) -> None:
     judge.set_defaults(handler=_run_judge)
 
 
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 1 <= number <= 10_000:
-        raise argparse.ArgumentTypeError(f"{number} is out of range 1..10000")
-    return number
-
+_count = whole_number(1, 10_000)
 
 
 def _run_judge(args: argparse.Namespace) -> int:

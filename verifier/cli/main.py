@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
-import math
 import os
 import signal
 import sys
@@ -101,6 +100,7 @@ from verifier.settings import (
 )
 
 from . import exit_codes
+from .arg_types import positive_number, whole_number
 from .commands import add_commands
 from .locations import add_location_arguments, location_pairs
 from .output import (
@@ -269,14 +269,7 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
     check.set_defaults(handler=run_check)
 
 
-def _concurrency(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 1 <= number <= MAX_CONCURRENCY:
-        raise argparse.ArgumentTypeError(f"{number} is out of range 1..{MAX_CONCURRENCY}")
-    return number
+_concurrency = whole_number(1, MAX_CONCURRENCY)
 
 
 def _sources(value: str) -> tuple[str, ...]:
@@ -302,14 +295,7 @@ def _fail_on(value: str) -> tuple[str, ...]:
     return names
 
 
-def _positive_factor(value: str) -> float:
-    try:
-        factor = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not (factor > 0 and math.isfinite(factor)):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number")
-    return factor
+_positive_factor = positive_number()
 
 
 def _mailto(value: str) -> str:
@@ -320,14 +306,7 @@ def _mailto(value: str) -> str:
     return value
 
 
-def _positive_seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if not (seconds > 0 and math.isfinite(seconds)):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number of seconds")
-    return seconds
+_positive_seconds = positive_number("seconds")
 
 
 # -- commands ---------------------------------------------------------------------------

@@ -21,12 +21,14 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import orjson
 
 from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 
+from .arg_types import non_negative_number, positive_number, whole_number
 from .locations import add_location_arguments, location_pairs
 
 if TYPE_CHECKING:
@@ -63,27 +65,50 @@ def add_serve_command(commands: Any) -> None:
     cache.add_argument("--cache-dir", type=Path, metavar="DIR", help="disk cache folder")
     serve.add_argument("--mailto", metavar="ADDR", help="contact address sent to the services")
     add_location_arguments(serve)
-    serve.add_argument("--max-body-mb", type=float, default=20.0, metavar="MB",
+    serve.add_argument("--max-body-mb", type=positive_number("megabytes"), default=20.0,
+                       metavar="MB",
                        help="largest request body (default 20)")
-    serve.add_argument("--max-batch", type=int, default=1000, metavar="N",
+    serve.add_argument("--max-batch", type=whole_number(1, 1_000_000), default=1000,
+                       metavar="N",
                        help="most citations in one check request (default 1000)")
-    serve.add_argument("--key-concurrency", type=int, default=8, metavar="N",
+    serve.add_argument("--key-concurrency", type=whole_number(1, 10_000), default=8,
+                       metavar="N",
                        help="requests of one key in progress at once (default 8)")
-    serve.add_argument("--key-rate", type=float, default=20.0, metavar="PER_S",
+    serve.add_argument("--key-rate", type=positive_number("requests a second"), default=20.0,
+                       metavar="PER_S",
                        help="requests one key may start per second (default 20, bursts 2x)")
-    serve.add_argument("--concurrency", type=int, default=16, metavar="N",
+    serve.add_argument("--concurrency", type=whole_number(1, 1_000), default=16,
+                       metavar="N",
                        help="citations of one request or job checked at once (default 16)")
-    serve.add_argument("--job-workers", type=int, default=2, metavar="N",
+    serve.add_argument("--job-workers", type=whole_number(1, 64), default=2, metavar="N",
                        help="jobs run at once (default 2)")
-    serve.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
+    serve.add_argument("--cors", type=cors_origin, action="append", default=[],
+                       metavar="ORIGIN",
                        help="allow browser calls from ORIGIN (repeatable; '*' for any); "
                             "off by default")
-    serve.add_argument("--grace", type=float, default=10.0, metavar="SECONDS",
+    serve.add_argument("--grace", type=non_negative_number("seconds"), default=10.0,
+                       metavar="SECONDS",
                        help="on shutdown, time requests in flight get (default 10)")
-    serve.add_argument("--time-scale", type=float, default=1.0, help=argparse.SUPPRESS)
+    serve.add_argument("--time-scale", type=positive_number(), default=1.0,
+                       help=argparse.SUPPRESS)
     serve.add_argument("--quiet", "-q", action="store_true", help="no access log on stderr")
     serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     serve.set_defaults(handler=run_serve)
+
+
+def cors_origin(value: str) -> str:
+    """``*`` or an origin as browsers send it (``https://app.example.org``, a port if
+    any; a trailing slash dropped): a path, a query or another scheme would never equal
+    an ``Origin`` header, so CORS would stay off without a word."""
+    if value == "*":
+        return value
+    parts = urlsplit(value.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or \
+            parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an origin (scheme://host[:port], as in https://app.example.org,"
+            " or '*')")
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
 
 
 def serve_settings(args: argparse.Namespace) -> Settings:

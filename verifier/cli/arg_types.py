@@ -1,0 +1,49 @@
+"""Value types for command-line options: each refuses a bad value in argparse's own error,
+which names the option ("argument --max-batch: 0 is out of range 1..100000"), before any
+command runs."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """A whole number in ``low``..``high``."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{number} is out of range {low}..{high}")
+        return number
+
+    return parse
+
+
+def positive_number(unit: str = "") -> Callable[[str], float]:
+    """A finite number above 0 (``unit``: what it counts, for the message: "seconds")."""
+    return _number(unit, allow_zero=False)
+
+
+def non_negative_number(unit: str = "") -> Callable[[str], float]:
+    """A finite number, 0 or more."""
+    return _number(unit, allow_zero=True)
+
+
+def _number(unit: str, *, allow_zero: bool) -> Callable[[str], float]:
+    of = f" of {unit}" if unit else ""
+    kind = "non-negative" if allow_zero else "positive"
+
+    def parse(value: str) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a number{of}") from None
+        if not (math.isfinite(number) and (number >= 0 if allow_zero else number > 0)):
+            raise argparse.ArgumentTypeError(f"{value!r} is not a {kind} number{of}")
+        return number
+
+    return parse
