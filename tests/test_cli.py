@@ -3,12 +3,10 @@ offline stand-in world (demo, check, input errors, resume, Ctrl-C)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 from loop_checks import on_event_loop
+from threaded import served_in_thread
 from world_helpers import DEMO_DIR
 
 from verifier.citations.inputs import citation_id, count_citations, read_citations
@@ -197,36 +196,8 @@ def world() -> Iterator[dict[str, str]]:
     command line under test can run its own event loop (in-process) or be a subprocess."""
     from verifier.world.server import serve_world
 
-    urls: dict[str, str] = {}
-    ready = threading.Event()
-    stop: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
-    errors: list[BaseException] = []
-
-    async def serve() -> None:
-        stopped = asyncio.Event()
-        stop.append((asyncio.get_running_loop(), stopped))
-        async with serve_world(CORPUS) as handle:
-            urls.update(handle.base_urls)
-            ready.set()
-            await stopped.wait()
-
-    def run() -> None:
-        try:
-            asyncio.run(serve())
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            ready.set()
-
-    loop_thread = threading.Thread(target=run, name="world", daemon=True)
-    loop_thread.start()
-    ready.wait(30)
-    if errors:
-        raise errors[0]
-    yield urls
-    loop, stopped = stop[0]
-    loop.call_soon_threadsafe(stopped.set)
-    loop_thread.join(30)
+    with served_in_thread(lambda: serve_world(CORPUS), "world") as handle:
+        yield dict(handle.base_urls)
 
 
 def world_options(urls: dict[str, str], tmp_path: Path, *, quiet: bool = True) -> list[str]:

@@ -5,9 +5,7 @@ say lets the run go on; and a refused run leaves an existing output as it was.""
 
 from __future__ import annotations
 
-import asyncio
 import os
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 from aiohttp import web
+from threaded import served_in_thread
 from world_helpers import serve_app
 
 from verifier.cli.main import main
@@ -129,25 +128,8 @@ def test_listing_problem_refuses_only_what_the_listing_settles() -> None:
 @pytest.fixture
 def model_world() -> Iterator[str]:
     """The simulated endpoint on its own thread and loop (the CLI runs its own loop)."""
-    ready = threading.Event()
-    url: list[str] = []
-    stop: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
-
-    async def serve() -> None:
-        stopped = asyncio.Event()
-        stop.append((asyncio.get_running_loop(), stopped))
-        async with serve_models(FAST) as handle:
-            url.append(handle.base_url)
-            ready.set()
-            await stopped.wait()
-
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    yield url[0]
-    loop, stopped = stop[0]
-    loop.call_soon_threadsafe(stopped.set)
-    thread.join(10)
+    with served_in_thread(lambda: serve_models(FAST), "models") as handle:
+        yield handle.base_url
 
 
 def test_a_run_refused_before_its_start_exits_2_and_leaves_the_output_as_it_was(

@@ -5,11 +5,9 @@ request leaves the service's origin. The screenshot is kept as a test artefact."
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import shutil
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 from service_helpers import demo_refs, running_service
+from threaded import served_in_thread
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -34,36 +33,9 @@ pytestmark = [
 def service_url(tmp_path: Path) -> Iterator[str]:
     """The service, open on loopback, with the world, on a loop in its own thread (the
     browser is driven from this one, blocking)."""
-    urls: list[str] = []
-    ready = threading.Event()
-    stop: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
-    errors: list[BaseException] = []
-
-    async def serve() -> None:
-        stopped = asyncio.Event()
-        stop.append((asyncio.get_running_loop(), stopped))
-        async with running_service(tmp_path, keys=(), open_access=True) as running:
-            urls.append(running.url)
-            ready.set()
-            await stopped.wait()
-
-    def run() -> None:
-        try:
-            asyncio.run(serve())
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            ready.set()
-
-    thread = threading.Thread(target=run, name="service", daemon=True)
-    thread.start()
-    ready.wait(60)
-    if errors:
-        raise errors[0]
-    yield urls[0]
-    loop, stopped = stop[0]
-    loop.call_soon_threadsafe(stopped.set)
-    thread.join(30)
+    with served_in_thread(lambda: running_service(tmp_path, keys=(), open_access=True),
+                          "service") as running:
+        yield running.url
 
 
 def _wait_for_file(folder: Path, name: str, within_s: float = 20.0) -> Path:
