@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from verifier.citations.inputs import (
@@ -282,6 +283,22 @@ def test_csl_json_items_become_items_with_fields(tmp_path: Path) -> None:
     assert isinstance(paper, CitationInput) and paper.id == "7"
     assert fields_of(paper).type is WorkType.PROCEEDINGS
     assert fields_of(paper).identifiers.arxiv == "2101.00001"
+
+
+@pytest.mark.parametrize(("literal", "author"), [
+    ("LeCun, Y.", Author("LeCun", "Y.")),  # a person in a single-field name
+    ("Berg, Jan Willem", Author("Berg", "Jan Willem")),
+    ("World Health Organization", Author(literal="World Health Organization")),
+    ("Department of Health, UK", Author(literal="Department of Health, UK")),
+    ("Doe, J., Roe, K.", Author(literal="Doe, J., Roe, K.")),  # two names: left whole
+    ("UNESCO, Paris", Author(literal="UNESCO, Paris")),
+])
+def test_a_csl_literal_name_is_split_only_when_it_is_an_inverted_person(
+        tmp_path: Path, literal: str, author: Author) -> None:
+    item = {"id": "a", "type": "article-journal", "title": "Deep learning",
+            "author": [{"literal": literal}]}
+    [read_item] = read(write(tmp_path, "refs.json", orjson.dumps([item]).decode()))
+    assert fields_of(read_item).authors == (author,)
 
 
 def test_csl_json_that_is_not_json_is_one_error_naming_the_line(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from typing import BinaryIO
 
 import orjson
 
+from verifier.citations.matching import looks_like_a_person
 from verifier.citations.models import Author, Citation, WorkType
 from verifier.citations.normalize import strip_markup
 from verifier.errors import InputError
@@ -186,6 +187,21 @@ def _entries(data: bytes) -> Iterator[Entry | InputError]:
                              excerpt(_dump(item)))
 
 
+def _literal_name(literal: str) -> Author:
+    """A CSL ``literal`` name: kept whole (an organisation, as the specification means
+    it), unless it is a person written inverted in the one field, "LeCun, Y." (what a
+    reference manager's single-field name gives): then a family and a given name, as the
+    sources hold them. "World Health Organization", "Department of Health, UK" and
+    "UNESCO, Paris" stay whole (an acronym, or what
+    :func:`~verifier.citations.matching.looks_like_a_person` does not take for a person)."""
+    family, comma, given = literal.partition(",")
+    family, given = family.strip(), given.strip()
+    if comma and "," not in given and family and given and not family.isupper() and \
+            looks_like_a_person(f"{given} {family}"):
+        return Author(family=family, given=given)
+    return Author(literal=literal)
+
+
 def _people(value: object) -> tuple[Author, ...]:
     people: list[Author] = []
     for person in value if isinstance(value, list) else []:
@@ -193,7 +209,7 @@ def _people(value: object) -> tuple[Author, ...]:
             continue
         part = {k: one_line(v) for k, v in person.items() if isinstance(v, str)}
         if part.get("literal"):
-            people.append(Author(literal=part["literal"]))
+            people.append(_literal_name(part["literal"]))
             continue
         family = " ".join(p for p in (part.get("non-dropping-particle", ""),
                                       part.get("family", "")) if p)
