@@ -346,6 +346,38 @@ def test_jsonl_objects_as_text_csl_or_bibtex_and_bad_lines_in_place(tmp_path: Pa
     assert isinstance(not_text, InputError) and "'text' is not a string" in not_text.message
 
 
+PLAIN = [
+    {"id": "a", "title": "Deep learning", "authors": ["Yann LeCun", "Bengio, Yoshua"],
+     "year": 2015, "container": "Nature", "doi": "10.1038/nature14539"},
+    {"id": "b", "title": "Deep learning", "authors": "LeCun, Y.; Bengio, Y.", "year": "2015",
+     "journal": "Nature", "volume": 521, "pages": "436-444"},
+    {"id": "c", "title": "Deep learning", "author": "Yann LeCun and Yoshua Bengio"},
+    {"id": "d", "title": "The book", "authors": [{"family": "Roe", "given": "R."}],
+     "publisher": "MIT Press", "year": 2001},
+    {"id": "e", "title": "T", "authors": 5},
+    {"id": "f", "title": "CSL kept", "author": [{"family": "Doe", "given": "A."}],
+     "year": 1999},
+]
+
+
+def test_plain_fields_in_a_json_line_are_read_not_dropped(tmp_path: Path) -> None:
+    """"authors", "year", "journal" are no CSL fields: they were ignored, and the title
+    alone was looked for (no trace for a real article)."""
+    text = "\n".join(orjson.dumps(line).decode() for line in PLAIN) + "\n"
+    a, b, c, d, e, f = read(write(tmp_path, "plain.jsonl", text))
+    lecun_bengio = (Author("LeCun", "Yann"), Author("Bengio", "Yoshua"))
+    assert fields_of(a).authors == lecun_bengio
+    assert (fields_of(a).year, fields_of(a).container, fields_of(a).type) == (
+        2015, "Nature", WorkType.ARTICLE)
+    assert fields_of(a).identifiers.doi == "10.1038/nature14539"
+    assert fields_of(b).authors == (Author("LeCun", "Y."), Author("Bengio", "Y."))
+    assert (fields_of(b).volume, fields_of(b).pages) == ("521", "436-444")
+    assert fields_of(c).authors == lecun_bengio
+    assert fields_of(d).type is WorkType.BOOK and fields_of(d).authors == (Author("Roe", "R."),)
+    assert isinstance(e, InputError) and e.item == "e" and "'authors' is a number" in e.message
+    assert fields_of(f).authors == (Author("Doe", "A."),)  # a CSL author list stays CSL
+
+
 def test_an_unreadable_json_line_giving_an_id_is_named_by_it(tmp_path: Path) -> None:
     lines = ('{"id": "x1", "citation_text": 42}\n{"id": 7, "note": "nothing"}\n'
              '{"note": "no id either"}\n')

@@ -5,6 +5,11 @@ An object is read as, in this order:
 * a text item, from its ``text``, ``citation``, ``citation_text`` or ``reference`` key;
 * a BibTeX entry, from a ``fields`` object of BibTeX fields and a ``bibtex_type``,
   ``ENTRYTYPE`` or ``type`` (as HALLMARK-style benchmark files give them);
+* plain fields, as people write them: ``authors`` (a list of names, or one string of
+  names separated by ``;`` or ``and``), ``year``, ``journal`` / ``container`` /
+  ``venue``, ``doi``, ``pages`` and the like (:data:`PLAIN_FIELDS`), read as the
+  BibTeX fields they name, when the object has one of :data:`PLAIN_MARKERS` or an
+  ``author`` string, and no CSL ``author`` list, ``issued`` or ``container-title``;
 * a CSL item (any of ``title``, ``author``, ``DOI``, ``container-title`` ...).
 
 Every other key is ignored (labels in a benchmark file are never read). A line that is
@@ -21,7 +26,7 @@ import orjson
 
 from verifier.errors import InputError
 
-from .bibtex import bibtex_citation
+from .bibtex import ENTRY_TYPES, bibtex_citation
 from .csl import CSL_KEYS, csl_entry, given_id
 from .items import Entry, InputItem, citation_id, excerpt, item_error, numbered
 from .latex import LatexError
@@ -55,6 +60,8 @@ def object_entry(value: Mapping[str, object], lineno: int) -> Entry | InputError
     kind = next((value[k] for k in ("bibtex_type", "ENTRYTYPE", "type") if k in value), None)
     if isinstance(fields, dict) and isinstance(kind, str):
         return _bibtex_entry(value, kind, fields, lineno)
+    if _is_plain(value):
+        return _plain_entry(value, lineno)
     if CSL_KEYS & value.keys():
         return csl_entry(value, where, citation_id(lineno, _dump(value)))
     return item_error(given_id(value, "id"), where, "no citation: expected a "
@@ -103,6 +110,75 @@ def _bibtex_entry(value: Mapping[str, object], kind: str, fields: Mapping[str, o
     text = render(citation)
     return Entry(item_id or citation_id(lineno, text), text, where, citation,
                  key=given_id(value, "bibtex_key") or given_id(value, "ID"))
+
+
+PLAIN_FIELDS: Mapping[str, str] = {
+    # A plain key of a JSON line -> the BibTeX field it is read as.
+    "title": "title", "author": "author", "authors": "author", "editor": "editor",
+    "editors": "editor", "year": "year", "journal": "journal", "container": "journal",
+    "venue": "journal", "booktitle": "booktitle", "volume": "volume", "issue": "number",
+    "number": "number", "pages": "pages", "page": "pages", "publisher": "publisher",
+    "doi": "doi", "isbn": "isbn", "issn": "issn", "url": "url", "arxiv": "eprint",
+    "pmid": "pmid",
+}
+PLAIN_MARKERS = frozenset({"authors", "editors", "year", "journal", "container", "venue",
+                           "doi"})
+"""Keys no CSL item has (CSL writes ``author``, ``issued``, ``container-title``,
+``DOI``): one of them makes an object plain fields."""
+
+
+def _is_plain(value: Mapping[str, object]) -> bool:
+    if isinstance(value.get("author"), list) or "issued" in value or \
+            "container-title" in value:
+        return False  # CSL
+    return bool(PLAIN_MARKERS & value.keys()) or isinstance(value.get("author"), str)
+
+
+def _plain_entry(value: Mapping[str, object], lineno: int) -> Entry | InputError:
+    """Plain fields (:data:`PLAIN_FIELDS`) read as the BibTeX entry they describe."""
+    fields: dict[str, str] = {}
+    for key, name in PLAIN_FIELDS.items():
+        given = value.get(key)
+        if given is None or name in fields:
+            continue
+        text = _plain_text(given, people=name in ("author", "editor"))
+        if text is None:
+            return item_error(given_id(value, "id"), f"line {lineno}",
+                              f"field {key!r} is {_kind(given)}, expected text"
+                              + (" or a list of names" if name in ("author", "editor")
+                                 else " or a number"),
+                              excerpt(_dump(value)))
+        fields[name] = text
+    kind = value.get("type")
+    if not (isinstance(kind, str) and kind.lower() in ENTRY_TYPES):
+        kind = "article" if "journal" in fields else \
+            "book" if "publisher" in fields or "isbn" in fields else "misc"
+    return _bibtex_entry(value, kind, fields, lineno)
+
+
+def _plain_text(value: object, *, people: bool) -> str | None:
+    """A plain field's value as BibTeX text (names joined by " and "), None if it has no
+    reading."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return None if people else str(value)
+    if isinstance(value, str):
+        return " and ".join(n.strip() for n in value.split(";") if n.strip()) if people \
+            else value
+    if people and isinstance(value, list):
+        names = []
+        for name in value:
+            if isinstance(name, str):
+                names.append(name.strip())
+            elif isinstance(name, dict) and isinstance(name.get("family"), str):
+                given = name.get("given")
+                names.append(f"{name['family']}, {given}" if isinstance(given, str) and given
+                             else name["family"])
+            else:
+                return None
+        return " and ".join(n for n in names if n)
+    return None
 
 
 def _kind(value: object) -> str:
