@@ -8,8 +8,9 @@ An object is read as, in this order:
 * plain fields, as people write them: ``authors`` (a list of names, or one string of
   names separated by ``;`` or ``and``), ``year``, ``journal`` / ``container`` /
   ``venue``, ``doi``, ``pages`` and the like (:data:`PLAIN_FIELDS`), read as the
-  BibTeX fields they name, when the object has one of :data:`PLAIN_MARKERS` or an
-  ``author`` string, and no CSL ``author`` list, ``issued`` or ``container-title``;
+  BibTeX fields they name (``author`` too, as a string of names), when the object has
+  one of :data:`PLAIN_MARKERS` and no CSL ``author`` list, ``issued`` or
+  ``container-title``; without one, an ``author`` string is a CSL item's error;
 * a CSL item (any of ``title``, ``author``, ``DOI``, ``container-title`` ...).
 
 Every other key is ignored (labels in a benchmark file are never read). A line that is
@@ -131,7 +132,7 @@ def _is_plain(value: Mapping[str, object]) -> bool:
     if isinstance(value.get("author"), list) or "issued" in value or \
             "container-title" in value:
         return False  # CSL
-    return bool(PLAIN_MARKERS & value.keys()) or isinstance(value.get("author"), str)
+    return bool(PLAIN_MARKERS & value.keys())
 
 
 def _plain_entry(value: Mapping[str, object], lineno: int) -> Entry | InputError:
