@@ -252,6 +252,34 @@ def test_ris_text_outside_records_and_a_missing_er_line(tmp_path: Path) -> None:
     assert "outside a RIS record (lines 6-7)" in stray.message
 
 
+CROSSREF_BIB = r"""
+@inproceedings{child,
+  author = {Vaswani, Ashish and others},
+  title = {Attention is all you need},
+  pages = {5998--6008},
+  crossref = {NIPS17}
+}
+@proceedings{nips17,
+  title = {Advances in Neural Information Processing Systems 30},
+  year = {2017}, publisher = {Curran}, pages = {1--7000}
+}
+@inproceedings{own, title = {Own}, booktitle = {Its own}, year = {2001}, crossref = {nips17}}
+@inproceedings{orphan, title = {Orphan}, crossref = {nowhere}}
+"""
+
+
+def test_a_bibtex_crossref_gives_the_fields_the_entry_lacks(tmp_path: Path) -> None:
+    child, parent, own, orphan = read(write(tmp_path, "refs.bib", CROSSREF_BIB))
+    cited = fields_of(child)
+    assert cited.container == "Advances in Neural Information Processing Systems 30"
+    assert (cited.year, cited.publisher) == (2017, "Curran")
+    assert cited.title == "Attention is all you need"  # the parent's title is its booktitle
+    assert cited.pages == "5998-6008"  # its own field wins
+    assert fields_of(parent).title == "Advances in Neural Information Processing Systems 30"
+    assert (fields_of(own).container, fields_of(own).year) == ("Its own", 2001)
+    assert fields_of(orphan).title == "Orphan" and fields_of(orphan).year is None
+
+
 # -- CSL-JSON -------------------------------------------------------------------------------
 
 CSL = """[

@@ -130,8 +130,44 @@ def people(value: str) -> tuple[tuple[Author, ...], bool]:
 
 
 def _entries(data: bytes) -> Iterator[Entry | InputError]:
-    for block in _blocks(data):
-        yield _failed(block) if isinstance(block, ParsingFailedBlock) else _entry(block)
+    blocks = list(_blocks(data))
+    by_key = {block.key.strip().lower(): block for block in blocks
+              if isinstance(block, BibEntry)}
+    for block in blocks:
+        yield _failed(block) if isinstance(block, ParsingFailedBlock) else \
+            _entry(block, _with_crossref(block, by_key))
+
+
+CONTAINER_TYPES = frozenset({"proceedings", "book", "collection", "mvbook", "mvproceedings",
+                             "mvcollection", "reference", "mvreference"})
+"""Entry types whose title is the title of the volume a ``crossref`` child is in."""
+
+
+def _with_crossref(block: BibEntry, by_key: dict[str, BibEntry]) -> dict[str, str]:
+    """The entry's fields, with those it lacks taken from the entry its ``crossref``
+    names, as BibTeX and biblatex inherit them: every field the child does not give,
+    except the parent's own title, which becomes the child's ``booktitle`` when the
+    parent is a volume (:data:`CONTAINER_TYPES`)."""
+    fields = {field.key: field.value for field in block.fields}
+    given = {name.lower() for name in fields}
+    reference = next((value for name, value in fields.items() if name.lower() == "crossref"),
+                     None)
+    parent = by_key.get(reference.strip().lower()) if isinstance(reference, str) else None
+    if parent is None or parent is block:
+        return fields
+    for field in parent.fields:
+        name = field.key.lower()
+        if name in ("crossref", "ids", "entryset"):
+            continue
+        if name == "title":
+            if parent.entry_type.lower() in CONTAINER_TYPES and "booktitle" not in given:
+                fields["booktitle"] = field.value
+                given.add("booktitle")
+            continue
+        if name not in given:
+            fields[field.key] = field.value
+            given.add(name)
+    return fields
 
 
 def _blocks(data: bytes) -> Iterator[BibEntry | ParsingFailedBlock]:
@@ -144,11 +180,11 @@ def _blocks(data: bytes) -> Iterator[BibEntry | ParsingFailedBlock]:
             yield block
 
 
-def _entry(block: BibEntry) -> Entry | InputError:
+def _entry(block: BibEntry, fields: dict[str, str]) -> Entry | InputError:
+    """One entry with its ``fields`` (its own, and those its ``crossref`` gives)."""
     line = _line(block.start_line)
     key = block.key.strip()
     name = key or f"line {line}"
-    fields = {field.key: field.value for field in block.fields}
     try:
         citation = bibtex_citation(block.entry_type, fields)
     except LatexError as exc:
