@@ -62,7 +62,6 @@ from .requests import (
     JOB_QUERY,
     OPTION_FIELDS,
     CheckRequest,
-    iter_document,
     options_record,
     parse_check_body,
     parse_options,
@@ -389,20 +388,10 @@ async def _create_job(request: web.Request) -> web.Response:
     if not body.strip():
         raise Problem(422, "empty-file", "the job's file is empty")
     fmt = resolve_format(body, fmt, query.get("filename"))
-    # A file that cannot be read in its format, or holds no citation, is refused now
-    # rather than run as an empty job; its first item is enough to tell.
-    if not await asyncio.to_thread(_holds_an_item, body, fmt):
-        raise Problem(422, "no-citations", f"the file holds no citation (read as {fmt})",
-                      item=fmt)
     job = await app[JOBS].create(body, fmt, options_record(options), request[CALLER])
     app[METRICS].jobs_created.inc()
     return web.json_response(job.view(), status=202, dumps=lambda v: orjson.dumps(v).decode(),
                              headers={"Location": f"/v1/jobs/{job.id}"})
-
-
-def _holds_an_item(body: bytes, fmt: str) -> bool:
-    """Whether ``body`` read as ``fmt`` gives an item (422 if it cannot be read)."""
-    return next(iter_document(body, fmt), None) is not None
 
 
 async def _job(request: web.Request) -> web.Response:

@@ -141,7 +141,8 @@ class JobStore:
 
     async def create(self, data: bytes, fmt: str, options: dict[str, object],
                      caller: str) -> Job:
-        """Store a new job (its input read once to count it) and queue it."""
+        """Store a new job (its input read once to count it: none is a 422, too many a
+        413) and queue it."""
         job = Job(id=uuid.uuid4().hex, format=fmt, options=options, total=0,
                   created=time.time(), caller=caller)
         job.total = await asyncio.to_thread(self._store_new, job, data)
@@ -159,6 +160,10 @@ class JobStore:
             _remove(folder)
             raise Problem(422, "unreadable-document",
                           f"the file cannot be read as {job.format}: {exc}") from None
+        if total == 0:  # text sent as format=bibtex, say: a mistake to name, not a job
+            _remove(folder)
+            raise Problem(422, "no-citations", f"the file holds no citation (read as "
+                          f"{job.format})", item=job.format)
         if total > self.max_citations:
             _remove(folder)
             raise Problem(413, "batch-too-large", f"{total} citations in one job; at most "
