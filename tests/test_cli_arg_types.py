@@ -7,7 +7,12 @@ import argparse
 
 import pytest
 
-from verifier.cli.arg_types import non_negative_number, positive_number, whole_number
+from verifier.cli.arg_types import (
+    non_negative_number,
+    positive_number,
+    positive_whole_number,
+    whole_number,
+)
 from verifier.cli.serve import cors_origin
 
 
@@ -46,3 +51,12 @@ def test_a_cors_origin_is_written_as_browsers_send_it(given: str, origin: str) -
 def test_a_cors_value_that_can_never_match_an_origin_is_refused(given: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="is not an origin"):
         cors_origin(given)
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("0", "0 is not a positive number of tokens"), ("-5", "-5 is not a positive number"),
+    ("1.5", "'1.5' is not a whole number")])
+def test_a_positive_whole_number_has_no_upper_bound(value: str, said: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=said):
+        positive_whole_number("tokens")(value)
+    assert positive_whole_number("tokens")("10000000000") == 10_000_000_000

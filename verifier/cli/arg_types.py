@@ -23,6 +23,28 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def positive_whole_number(unit: str = "") -> Callable[[str], int]:
+    """A whole number above 0, with no upper bound (``unit``: what it counts)."""
+    of = f" of {unit}" if unit else ""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if number < 1:
+            raise argparse.ArgumentTypeError(f"{number} is not a positive number{of}")
+        return number
+
+    return parse
+
+
+MAX_CHECK_CONCURRENCY = 1000
+"""Most citations checked at once: ``verifier check --concurrency``, and each request or
+job of ``verifier serve --concurrency``."""
+check_concurrency = whole_number(1, MAX_CHECK_CONCURRENCY)
+
+
 def positive_number(unit: str = "") -> Callable[[str], float]:
     """A finite number above 0 (``unit``: what it counts, for the message: "seconds")."""
     return _number(unit, allow_zero=False)

@@ -100,7 +100,7 @@ from verifier.settings import (
 )
 
 from . import exit_codes
-from .arg_types import positive_number, whole_number
+from .arg_types import MAX_CHECK_CONCURRENCY, check_concurrency, positive_number
 from .commands import add_commands
 from .locations import add_location_arguments, location_pairs
 from .output import (
@@ -116,7 +116,7 @@ from .output import (
 )
 from .progress import load_displays, open_progress, print_summary, shown
 
-MAX_CONCURRENCY = 1000
+MAX_CONCURRENCY = MAX_CHECK_CONCURRENCY
 
 OUTPUT_LINGER_S = 0.05
 """How long a decided line may wait to be written with the ones after it (one write per
@@ -241,7 +241,7 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                             "id column")
     check.add_argument("--resume", action="store_true",
                        help="skip the citations already in --output and append the rest")
-    check.add_argument("--concurrency", type=_concurrency, default=16, metavar="N",
+    check.add_argument("--concurrency", type=check_concurrency, default=16, metavar="N",
                        help=f"citations checked at once (1..{MAX_CONCURRENCY}, default 16)")
     check.add_argument("--sources", type=_sources, metavar="LIST",
                        help=f"comma-separated sources to ask ({','.join(SOURCE_NAMES)}); "
@@ -267,9 +267,6 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                        help="output format: jsonl (default), csv, bibtex (corrected entries "
                             "under the input's keys), markdown or html (a report of the run)")
     check.set_defaults(handler=run_check)
-
-
-_concurrency = whole_number(1, MAX_CONCURRENCY)
 
 
 def _sources(value: str) -> tuple[str, ...]:

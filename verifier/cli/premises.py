@@ -50,6 +50,7 @@ import orjson
 from verifier.errors import ConfigError
 
 from . import exit_codes
+from .arg_types import positive_whole_number, whole_number
 
 if TYPE_CHECKING:
     from verifier.claims.checker import CommentItem, CommentResult, PremiseOptions
@@ -89,9 +90,11 @@ def add_premises_command(commands: Any, common: argparse.ArgumentParser) -> None
                         help="average K phrasings of each verifying question (default 1)")
     parser.add_argument("--holistic", action="store_true",
                         help="ablation: one holistic decision per comment, no premises")
-    parser.add_argument("--paper-tokens", type=int, default=None, metavar="N",
+    parser.add_argument("--paper-tokens", type=positive_whole_number("tokens"), default=None,
+                        metavar="N",
                         help="token budget of the paper in a decision call (default 16000)")
-    parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
+    parser.add_argument("--concurrency", type=whole_number(1, MAX_CONCURRENCY),
+                        default=DEFAULT_CONCURRENCY, metavar="N",
                         help=f"comments in progress at once (1..{MAX_CONCURRENCY}, default "
                              f"{DEFAULT_CONCURRENCY})")
     parser.set_defaults(handler=run_premises)
@@ -303,15 +306,10 @@ def _options(args: argparse.Namespace) -> PremiseOptions:
     from verifier.claims.paper_context import DEFAULT_BUDGET
     from verifier.claims.prompt_files import QUESTIONS
 
-    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
-        raise ConfigError(f"--concurrency {args.concurrency} is out of range "
-                          f"1..{MAX_CONCURRENCY}")
+    # The range of --phrasings is the question file's, read only once a run starts.
     if not 1 <= args.phrasings <= QUESTIONS.max_phrasings:
         raise ConfigError(f"--phrasings {args.phrasings} is out of range "
                           f"1..{QUESTIONS.max_phrasings}")
-    if args.paper_tokens is not None and args.paper_tokens < 1:
-        raise ConfigError(f"--paper-tokens {args.paper_tokens} is not a positive number of "
-                          "tokens")
     return PremiseOptions(field=Field(args.field), aggregate=Aggregate(args.aggregate),
                           routing=not args.no_route, phrasings=args.phrasings,
                           holistic_only=args.holistic,

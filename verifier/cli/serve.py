@@ -28,7 +28,7 @@ import orjson
 from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 
-from .arg_types import non_negative_number, positive_number, whole_number
+from .arg_types import check_concurrency, non_negative_number, positive_number, whole_number
 from .locations import add_location_arguments, location_pairs
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--key-rate", type=positive_number("requests a second"), default=20.0,
                        metavar="PER_S",
                        help="requests one key may start per second (default 20, bursts 2x)")
-    serve.add_argument("--concurrency", type=whole_number(1, 1_000), default=16,
+    serve.add_argument("--concurrency", type=check_concurrency, default=16,
                        metavar="N",
                        help="citations of one request or job checked at once (default 16)")
     serve.add_argument("--job-workers", type=whole_number(1, 64), default=2, metavar="N",
