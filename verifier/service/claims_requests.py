@@ -18,7 +18,7 @@ from verifier.claims.prompt_files import QUESTIONS
 from verifier.judge.inputs import PaperInput
 from verifier.judge.pipeline import CommentInput
 
-from .fields import boolean, json_object, one_of, refuse_unknown, whole_number
+from .fields import boolean, json_object, one_of, refuse_unknown, text_field, whole_number
 from .problems import Problem
 
 MAX_COMMENTS = 200
@@ -136,15 +136,6 @@ def parse_judge_body(body: bytes) -> JudgeRequest:
     check_references = boolean(value.get("check_references", True), "check_references")
     return JudgeRequest(PaperInput(paper_id, title, text, tuple(references or ()),
                                    references is not None, sources), check_references)
-
-
-def text_field(value: Any, name: str, *, item: Any = None) -> str:
-    """A string with something in it; 422 naming ``name`` (``item``: the problem's item,
-    ``name`` by default)."""
-    if not isinstance(value, str) or not value.strip():
-        raise Problem(422, "invalid-field", f"'{name}' must be a non-empty string",
-                      item=item if item is not None else name)
-    return value
 
 
 def _check_count(count: int) -> None:

@@ -4,9 +4,9 @@ Every endpoint reads its JSON body with :func:`json_object` and names the fields
 with :func:`refuse_unknown`: a field it would ignore (a typo such as ``"option"`` for
 ``"options"``, or ``"source"`` for ``"sources"``) is a 422 naming it, never a request
 answered as if it had not been sent. Typed fields are read by :func:`boolean`,
-:func:`whole_number` and :func:`one_of`, which take JSON's own types only: the string
-``"false"`` is not a boolean (``bool("false")`` is true), 2.7 is not a count. Each
-raises :class:`Problem` with the field's name as ``item``. Pure and synchronous.
+:func:`whole_number`, :func:`one_of` and :func:`text_field`, which take JSON's own types
+only: the string ``"false"`` is not a boolean (``bool("false")`` is true), 2.7 is not a
+count. Each raises :class:`Problem` with the field's name as ``item``. Pure and synchronous.
 """
 
 from __future__ import annotations
@@ -73,6 +73,15 @@ def one_of(value: Any, name: str, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise Problem(422, "wrong-type", f"{name!r} must be one of {', '.join(choices)}, "
                       f"not {_shown(value)}", item=name)
+    return value
+
+
+def text_field(value: Any, name: str, *, item: Any = None) -> str:
+    """A string with something in it; 422 naming ``name`` (``item``: the problem's item,
+    ``name`` by default)."""
+    if not isinstance(value, str) or not value.strip():
+        raise Problem(422, "invalid-field", f"'{name}' must be a non-empty string",
+                      item=item if item is not None else name)
     return value
 
 
