@@ -132,6 +132,31 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert main(["judge", str(papers), "--resume", "--quiet"]) == 2
 
 
+def test_two_outputs_on_one_file_are_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    papers, _ = inputs(tmp_path)
+    out = tmp_path / "judged.jsonl"
+    assert main(["judge", str(papers), "--output", str(out), "--report",
+                 str(tmp_path / "." / "judged.jsonl"), "--quiet"]) == 2
+    assert "--report" in capsys.readouterr().err and not out.exists()
+    assert main(["judge", str(papers), "--output", str(out), "--references", str(out),
+                 "--quiet"]) == 2
+    assert "--references" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_an_input_with_no_paper_exits_6_and_leaves_the_outputs_as_they_were(
+        tmp_path: Path, content: str, capsys: pytest.CaptureFixture[str]) -> None:
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(content)
+    out = tmp_path / "judged.jsonl"
+    out.write_text('{"earlier": 1}\n')
+    assert main(["judge", str(papers), "--output", str(out), "--force", "--quiet"]) == 6
+    assert out.read_text() == '{"earlier": 1}\n'
+    assert not (tmp_path / "judged.jsonl.references.jsonl").exists()
+    assert "no papers" in capsys.readouterr().err
+
+
 def test_without_output_the_lines_go_to_stdout_and_the_report_is_still_built(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     papers, comments = inputs(tmp_path)

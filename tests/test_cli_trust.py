@@ -4,6 +4,7 @@ file, every outcome has its own exit code, and the small things a new user trips
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import time
@@ -179,6 +180,25 @@ def test_an_empty_input_has_its_own_exit_code(
     empty.write_text("\n\n")
     assert main(["check", str(empty), "--no-cache", "-q"]) == exit_codes.EMPTY
     assert "no citations" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "html"])
+def test_a_forced_run_with_no_citation_leaves_the_output_as_it_was(
+    tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"id": "a", "status": "verified"}\n')
+    assert main(["check", str(empty), "--no-cache", "--output", str(out), "--force",
+                 "--format-out", fmt]) == exit_codes.EMPTY
+    assert out.read_text() == '{"id": "a", "status": "verified"}\n'
+    assert f"Results: none written ({out} left as it was)" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\n")))
+    assert main(["check", "-", "--no-cache", "--output", str(out), "--force",
+                 "-q"]) == exit_codes.EMPTY
+    assert out.read_text() == '{"id": "a", "status": "verified"}\n'
 
 
 # -- item 17: small things -----------------------------------------------------------------

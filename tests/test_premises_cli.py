@@ -150,6 +150,17 @@ def test_usage_errors_exit_2_before_anything_runs(
     assert "error" in err and options[0] in err  # the option at fault is named
 
 
+@pytest.mark.parametrize("content", [b"", b"\n\n"])
+def test_an_input_with_no_comment_exits_6_and_leaves_the_output_as_it_was(
+        tmp_path: Path, content: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_bytes(content)
+    out = write_jsonl(tmp_path / "out.jsonl", [{"earlier": 1}])
+    assert main(["premises", str(reviews), "-o", str(out), "--force", "-q"]) == 6
+    assert read_lines(out) == [{"earlier": 1}]
+    assert "no comments" in capsys.readouterr().err
+
+
 def test_the_ablation_options_reach_the_output(tmp_path: Path, papers: Path) -> None:
     reviews = write_jsonl(tmp_path / "reviews.jsonl", [
         {"paper_id": "p1", "comment_id": "a", "comment": "Drug X lowered blood pressure."}])

@@ -125,7 +125,15 @@ def test_interrupted_summary_says_how_to_continue() -> None:
 
 
 def test_summary_to_stdout() -> None:
-    assert summary_lines(Tally(), RunStats(), 1.0, None)[-1] == "Results: stdout"
+    tally = Tally()
+    tally.add(Status.VERIFIED)
+    assert summary_lines(tally, RunStats(), 1.0, None)[-1] == "Results: stdout"
+    assert summary_lines(Tally(), RunStats(), 1.0, None)[-1] == "Results: none written"
+
+
+def test_a_summary_with_no_line_says_the_output_was_left_alone() -> None:
+    assert summary_lines(Tally(), RunStats(), 1.0, Path("out.jsonl"))[-1] == (
+        "Results: none written (out.jsonl left as it was)")
 
 
 def test_format_duration() -> None:

@@ -24,7 +24,8 @@ INPUT_ERRORS = 5
 """Finished with an input error: an item that cannot be read. Permanent: fix the input.
 Wins over 3."""
 EMPTY = 6
-"""The input holds nothing to check."""
+"""The input holds nothing to check: nothing was written (an existing output is left as it
+was)."""
 FAIL_ON = 7
 """``check``: a ``--fail-on`` gate matched (wins over 1, 3 and 5)."""
 INTERRUPTED = 130
@@ -41,6 +42,6 @@ def finished(*, input_errors: bool, incomplete: bool) -> int:
 
 ITEM_COMMANDS_HELP = (
     "exit codes: 0 all done; 3 an item a source or model could not answer (run again); "
-    "5 an input error (fix the input; wins over 3); 2 usage; 4 internal error; "
-    "130 interrupted (--resume continues)")
+    "5 an input error (fix the input; wins over 3); 6 the input holds nothing (nothing "
+    "written); 2 usage; 4 internal error; 130 interrupted (--resume continues)")
 """The exit codes of ``premises`` and ``judge``, for their ``--help``."""

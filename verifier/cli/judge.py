@@ -61,7 +61,7 @@ from verifier.settings import Settings
 
 from . import exit_codes
 from .locations import location_pairs
-from .output import JsonlWriter, LineQueue, check_output_file
+from .output import JsonlWriter, LineQueue, check_distinct_outputs, check_output_file
 
 
 def chat_model(session: Session) -> ChatModel:
@@ -163,6 +163,8 @@ def run_judge(args: argparse.Namespace) -> int:
     if references_path is None and args.output is not None and not args.no_references:
         references_path = args.output.with_name(args.output.name + ".references.jsonl")
     inputs = tuple(p for p in (args.papers, args.comments) if p is not None)
+    check_distinct_outputs([("--output", args.output), ("--references", references_path),
+                            ("--report", args.report)])
     check_output_file(args.output, resume=args.resume, force=args.force, inputs=inputs)
     if references_path is not None:
         check_output_file(references_path, resume=args.resume, force=args.force,
@@ -186,6 +188,11 @@ def run_judge(args: argparse.Namespace) -> int:
                                                      "no comments from any source"),
                                            paper_id=paper.paper_id))
 
+    if not (papers or errors):
+        # Before any output is touched: existing ones stay as they were.
+        print(f"verifier judge: no papers in {args.papers}: nothing was judged, nothing "
+              f"written (exit {exit_codes.EMPTY})", file=sys.stderr)
+        return exit_codes.EMPTY
     prior = Prior()
     if args.resume:
         prior = scan_prior(args.output)

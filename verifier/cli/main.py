@@ -426,7 +426,8 @@ def run_and_report(plan: RunPlan, body: RunBody) -> int:
         try:
             with run.open_output() as writer:
                 try:
-                    asyncio.run(body(run, writer))
+                    if run.total != 0:  # an input file with no entry: nothing to start
+                        asyncio.run(body(run, writer))
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     interrupted = True
         except BrokenPipeError:
@@ -542,8 +543,9 @@ class CheckRun:
         done = self.prior.tally.total if total is None else min(self.prior.tally.total, total)
         with _cancel_on_sigterm():
             async with Verifier(settings) as verifier:
-                # Everything else is open: only now may an existing output be truncated.
-                await asyncio.to_thread(writer.open_now)
+                # The output opens at its first line (the writer is deferred): a run that
+                # fails to start, or has nothing to write, leaves an existing output as
+                # it was.
                 self.stats = verifier.stats
                 if not plan.quiet:  # rich's import reads files: not on the loop
                     await asyncio.to_thread(load_displays)
@@ -589,8 +591,8 @@ class CheckRun:
 
     def finish(self, *, interrupted: bool) -> None:
         if not interrupted and self.tally.total == 0:
-            _error(f"verifier: no citations in {self.input_name}: nothing was checked "
-                   f"(exit {exit_codes.EMPTY})")
+            _error(f"verifier: no citations in {self.input_name}: nothing was checked, "
+                   f"nothing written (exit {exit_codes.EMPTY})")
         if self.plan.quiet:
             return
         entries = self.total if self.total is not None else self.read

@@ -129,8 +129,25 @@ def check_output_file(output: Path | None, *, resume: bool, force: bool,
                           "or --force to overwrite it")
 
 
+def check_distinct_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
+    """Refuse two options of one run that name the same output file (raises
+    ``ConfigError`` naming both): each would overwrite the other's lines. ``outputs``
+    pairs each option with its file (None: not given). Files compare by their resolved
+    paths, so a file not yet made, or reached through a link, is still caught."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs:
+        if path is None:
+            continue
+        where = path.resolve()
+        if where in seen:
+            raise ConfigError(f"{option} {str(path)!r} is also {seen[where]}: give each "
+                              "output a file of its own")
+        seen[where] = option
+
+
 __all__ = [
     "OutputLock",
+    "check_distinct_outputs",
     "check_output_file",
     "REPORT_KEYS",
     "JsonlWriter",

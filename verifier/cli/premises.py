@@ -379,6 +379,11 @@ def run_premises(args: argparse.Namespace) -> int:
         raise ConfigError(f"--papers {str(args.papers)!r} is not a folder")
     check_output_file(args.output, resume=args.resume, force=args.force, inputs=(args.input,))
     work = read_work(args.input, args.format, args.papers, options)
+    if not (work.items or work.errors):
+        # Before the output is touched: an existing one stays as it was.
+        print(f"premises: no comments in {args.input}: nothing was checked, nothing written "
+              f"(exit {exit_codes.EMPTY})", file=sys.stderr)
+        return exit_codes.EMPTY
     done, earlier = done_keys(args.output) if args.resume else (set(), Counter())
     errors = [e for e in work.errors if (e.paper_id, e.comment_id) not in done]
     items = [i for i in work.items if (i.paper_id, i.comment_id) not in done]

@@ -224,7 +224,12 @@ def summary_lines(counts: Tally, stats: RunStats, elapsed: float, output_path: P
         lines.append("Input notices (check these entries):")
         lines.extend(f"  {notice}" for notice in notices)
     where = str(output_path) if output_path is not None else "stdout"
-    lines.append(f"Results: {where}")
+    # An output is opened at its first line: with none, nothing was written to it.
+    if counts.total:
+        lines.append(f"Results: {where}")
+    else:
+        lines.append("Results: none written" + (f" ({where} left as it was)"
+                                                if output_path is not None else ""))
     if interrupted and output_path is not None:
         lines.append(f"Continue with: --output {output_path} --resume")
     return lines
