@@ -317,6 +317,35 @@ def test_resume_of_a_finished_output_checks_nothing(
     assert out.read_bytes() == before
 
 
+def test_retry_inconclusive_checks_those_again_and_keeps_every_other_line(
+    world: dict[str, str], tmp_path: Path, few_refs: Path
+) -> None:
+    options = world_options(world, tmp_path)
+    out = tmp_path / "out.jsonl"
+    main(["check", str(few_refs), "-o", str(out), *options])
+    lines = output_lines(out)
+    # An earlier run: two citations it could not check, the rest marked so that a
+    # re-check would show (their elapsed_s is impossible for a real check).
+    earlier = [{**line, "elapsed_s": -1.0, **({"status": "inconclusive"} if i < 2 else {})}
+               for i, line in enumerate(lines)]
+    out.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in earlier))
+    kept = out.read_bytes().splitlines(keepends=True)[2:]
+    code = main(["check", str(few_refs), "-o", str(out), "--retry-inconclusive", *options])
+    after = out.read_bytes().splitlines(keepends=True)
+    assert after[:len(kept)] == kept  # every other line as it was, in its order
+    again = [orjson.loads(line) for line in after[len(kept):]]
+    assert sorted(str(line["id"]) for line in again) == sorted(str(x["id"]) for x in lines[:2])
+    assert {str(line["id"]): line["status"] for line in again} == {
+        str(line["id"]): line["status"] for line in lines[:2]}  # the world's verdicts
+    assert all(float(str(line["elapsed_s"])) >= 0 for line in again)
+    assert code == exit_code(scan_output(out).tally)
+    # Nothing inconclusive left: a second retry checks nothing and writes nothing.
+    before = out.read_bytes()
+    assert main(["check", str(few_refs), "-o", str(out), "--retry-inconclusive",
+                 *options]) == code
+    assert out.read_bytes() == before
+
+
 def _default_interrupt() -> None:
     """In the child, before it runs: SIGINT as a terminal gives it. A job a shell starts in
     the background (``cmd &``, as some CI runners do) inherits SIGINT ignored, and Python

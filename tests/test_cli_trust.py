@@ -25,7 +25,7 @@ from verifier.cli.main import (
     exit_code,
     main,
 )
-from verifier.cli.output import Tally, scan_output
+from verifier.cli.output import Tally, drop_inconclusive, scan_output
 from verifier.cli.progress import summary_lines
 from verifier.errors import ConfigError
 from verifier.http.stats import RunStats
@@ -159,6 +159,35 @@ def test_fail_on_gates_on_statuses_and_flags() -> None:
                      fail_on=("retracted", "no_trace")) == exit_codes.FAIL_ON
     assert exit_code(tally(Status.INCONCLUSIVE), fail_on=("no_trace",)) == exit_codes.INCOMPLETE
     assert exit_code(tally(input_errors=1), fail_on=("input_error",)) == exit_codes.FAIL_ON
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--force"], "--force"), ([], "--output"), (["--format-out", "csv"], "jsonl")])
+def test_retry_inconclusive_refuses_what_it_cannot_do(
+    refs: Path, tmp_path: Path, options: list[str], said: str,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = ["-o", str(tmp_path / "out.jsonl")] if options else []
+    assert main(["check", str(refs), "--retry-inconclusive", *out, *options]) == \
+        exit_codes.USAGE
+    err = capsys.readouterr().err
+    assert "--retry-inconclusive" in err and said in err
+
+
+def test_dropping_inconclusive_lines_keeps_every_other_byte(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    lines = [b'{"id": "a", "status": "verified"}\n',
+             b'{"id": "b", "status": "inconclusive"}\n',
+             b'not a line of ours\n',
+             b'{"id": "c", "status": "inconclusive", "flags": ["input_error"]}\n',
+             b'{"id": "d",   "status": "no_trace"}\n']
+    out.write_bytes(b"".join(lines))
+    assert scan_output(out, retry_inconclusive=True).ids == {"a", "d"}
+    assert drop_inconclusive(out) == 2
+    assert out.read_bytes() == lines[0] + lines[2] + lines[4]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no file left over
+    stamp = out.stat().st_mtime_ns
+    assert drop_inconclusive(out) == 0 and out.stat().st_mtime_ns == stamp  # untouched
 
 
 def test_fail_on_counts_the_lines_of_a_resumed_output(tmp_path: Path) -> None:

@@ -64,12 +64,15 @@ class PriorOutput:
     """Lines that are not output objects (a cut-short last line is not counted here)."""
 
 
-def scan_output(path: Path) -> PriorOutput:
+def scan_output(path: Path, *, retry_inconclusive: bool = False) -> PriorOutput:
     """Read an output file written by an earlier run: the ids done and their verdicts.
 
     A missing file holds nothing. A last line without its newline counts only if it is a
     complete object (a killed run may have cut it short); other unreadable lines are
-    counted in ``unreadable`` and their items are checked again.
+    counted in ``unreadable`` and their items are checked again. With
+    ``retry_inconclusive``, inconclusive lines (input errors among them) do not count as
+    done: their items are checked again, and the writer drops those lines
+    (:func:`drop_inconclusive`) before it appends.
     """
     prior = PriorOutput()
     if not path.exists():
@@ -84,6 +87,8 @@ def scan_output(path: Path) -> PriorOutput:
                     prior.unreadable += 1
                 continue
             item_id, status, input_error, flags = parsed
+            if retry_inconclusive and status is Status.INCONCLUSIVE:
+                continue
             if item_id not in prior.ids:
                 prior.ids.add(item_id)
                 prior.tally.add(status, input_error=input_error, flags=flags)
@@ -93,6 +98,34 @@ def scan_output(path: Path) -> PriorOutput:
 def completed_ids(path: Path) -> set[str]:
     """The ids already in an output file (see :func:`scan_output`)."""
     return scan_output(path).ids
+
+
+def drop_inconclusive(path: Path) -> int:
+    """Rewrite ``path`` without its inconclusive lines (their items are being checked
+    again); every other line is kept byte for byte, in order. The new file is written
+    beside the old one, forced to disk, then renamed over it: a crash leaves one or the
+    other whole. Returns the number of lines dropped (the file is not touched if 0)."""
+    kept: list[bytes] = []
+    dropped = 0
+    with path.open("rb") as stream:
+        for line in stream:
+            parsed = _parse_line(line) if line.strip() else None
+            if parsed is not None and parsed[1] is Status.INCONCLUSIVE:
+                dropped += 1
+            else:
+                kept.append(line)
+    if not dropped:
+        return 0
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temporary.open("wb") as stream:
+            stream.writelines(kept)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return dropped
 
 
 def repair_tail(path: Path) -> int:
@@ -125,12 +158,13 @@ class JsonlWriter:
     Use :meth:`open` for a file and :meth:`stdout` for standard output.
     """
 
-    __slots__ = ("_close", "_fsync", "_opener", "_stream", "lines_written")
+    __slots__ = ("_close", "_fsync", "_opener", "_retry", "_stream", "lines_written")
 
     def __init__(self, stream: BinaryIO | None, *, fsync: bool = False, close: bool = False
                  ) -> None:
         self._stream = stream
         self._opener: tuple[Path, bool] | None = None
+        self._retry = False
         self._fsync = fsync
         self._close = close
         self.lines_written = 0
@@ -144,13 +178,16 @@ class JsonlWriter:
         return writer
 
     @classmethod
-    def deferred(cls, path: Path, *, append: bool = False, fsync: bool = False
-                 ) -> JsonlWriter:
+    def deferred(cls, path: Path, *, append: bool = False, fsync: bool = False,
+                 retry_inconclusive: bool = False) -> JsonlWriter:
         """A writer on ``path`` that touches the file only at :meth:`open_now` (or its first
         line): a run opens everything else first, so a run that fails to start leaves an
-        existing output as it was."""
+        existing output as it was. ``retry_inconclusive`` (with ``append``): the file's
+        inconclusive lines are dropped when it opens, their items being checked again
+        (see :func:`scan_output`)."""
         writer = cls(None, fsync=fsync, close=True)
         writer._opener = (path, append)
+        writer._retry = retry_inconclusive and append
         return writer
 
     def open_now(self) -> None:
@@ -160,6 +197,8 @@ class JsonlWriter:
         path, append = self._opener
         if append and path.exists():
             repair_tail(path)
+            if self._retry:
+                drop_inconclusive(path)
         self._stream = path.open("ab" if append else "wb")
 
     @classmethod
@@ -336,6 +375,7 @@ class FormattedWriter(JsonlWriter):
 
         super().__init__(inner._stream, fsync=inner._fsync, close=inner._close)
         self._opener = inner._opener
+        self._retry = inner._retry
         self._inner = inner
         self._formatter = Formatter(fmt)
         if self._stream is not None:

@@ -15,10 +15,11 @@ Exit codes (when several apply, the first of 6, 7, 5, 3, 1 wins):
      run is writing, an input that is a folder
 3    finished with at least one inconclusive citation: a source could not answer (down,
      rate-limited, timed out); temporary, so re-checking later may settle it
+     (``--output FILE --retry-inconclusive`` checks those again)
 4    internal error (the traceback is shown with ``--debug``)
 5    finished with at least one input error: an item that cannot be read or has nothing
      to look up; permanent, so fix the input (wins over 3: a re-run cannot fix it)
-6    the input holds no citation: nothing was checked
+6    the input holds no citation: nothing was checked, nothing written
 7    a ``--fail-on`` gate matched: some line has a status or flag it names (wins over
      1, 3 and 5)
 130  interrupted (Ctrl-C or SIGTERM): the output written so far is kept, and
@@ -130,11 +131,11 @@ exit codes (when several apply: 6, then 7, 5, 3, 1):
   2    usage or configuration error; nothing written (an existing --output needs --force
        or --resume; an output another run is writing is refused)
   3    finished with an inconclusive citation: a source could not answer (temporary;
-       check again later)
+       --output FILE --retry-inconclusive checks those again later)
   4    internal error (traceback with --debug)
   5    finished with an input error: an item that cannot be read (permanent; fix the
        input; wins over 3)
-  6    the input holds no citation: nothing checked
+  6    the input holds no citation: nothing checked, nothing written
   7    a --fail-on gate matched (wins over 1, 3 and 5)
   130  interrupted (Ctrl-C, SIGTERM): output so far is kept; --output FILE --resume continues
 """
@@ -241,6 +242,9 @@ def _add_check(commands: argparse._SubParsersAction[_Parser], common: _Parser) -
                             "id column")
     check.add_argument("--resume", action="store_true",
                        help="skip the citations already in --output and append the rest")
+    check.add_argument("--retry-inconclusive", action="store_true",
+                       help="as --resume, and check again the citations --output holds as "
+                            "inconclusive (their lines are replaced)")
     check.add_argument("--concurrency", type=check_concurrency, default=16, metavar="N",
                        help=f"citations checked at once (1..{MAX_CONCURRENCY}, default 16)")
     check.add_argument("--sources", type=_sources, metavar="LIST",
@@ -312,9 +316,10 @@ _positive_seconds = positive_number("seconds")
 def run_check(args: argparse.Namespace) -> int:
     """``verifier check``: settings from the environment, then the command line."""
     plan = RunPlan(input_path=args.input, fmt=args.format, output=args.output,
-                   resume=args.resume, concurrency=args.concurrency, quiet=args.quiet,
+                   resume=args.resume or args.retry_inconclusive,
+                   concurrency=args.concurrency, quiet=args.quiet,
                    force=args.force, fail_on=args.fail_on,
-                   format_out=args.format_out)
+                   format_out=args.format_out, retry_inconclusive=args.retry_inconclusive)
     plan.validate()
     settings = check_settings(args)
     return run_and_report(plan, lambda run, writer: run.verify_all(settings, writer))
@@ -394,9 +399,21 @@ class RunPlan:
     """Statuses and flags that make the exit code :data:`exit_codes.FAIL_ON`."""
 
     format_out: str = "jsonl"
+    retry_inconclusive: bool = False
+    """With ``resume``: the output's inconclusive lines are not done; their citations are
+    checked again and the lines replaced."""
 
     def validate(self) -> None:
         """Usage errors that argparse cannot see (raises ConfigError). Touches no file."""
+        if self.retry_inconclusive:
+            if self.force:
+                raise ConfigError("--retry-inconclusive and --force contradict each other "
+                                  "(--force checks everything again)")
+            if self.output is None:
+                raise ConfigError("--retry-inconclusive needs --output FILE (the file whose "
+                                  "inconclusive citations are checked again)")
+            if self.format_out != "jsonl":
+                raise ConfigError("--retry-inconclusive needs the jsonl output format")
         if self.resume and self.format_out != "jsonl":
             raise ConfigError("--resume needs the jsonl output format")
         if self.input_path != STDIN:
@@ -494,12 +511,13 @@ class CheckRun:
         if plan.output is None:
             return _formatted(JsonlWriter.stdout(), plan.format_out)
         if plan.resume:
-            self.prior = scan_output(plan.output)
+            self.prior = scan_output(plan.output, retry_inconclusive=plan.retry_inconclusive)
             self.tally.update(self.prior.tally)
             if self.prior.unreadable and not plan.quiet:
                 _error(f"verifier: warning: {self.prior.unreadable} unreadable line(s) in "
                        f"{plan.output}; their citations are checked again")
-        return _formatted(JsonlWriter.deferred(plan.output, append=plan.resume),
+        return _formatted(JsonlWriter.deferred(plan.output, append=plan.resume,
+                                               retry_inconclusive=plan.retry_inconclusive),
                           plan.format_out)
 
     def _survey(self) -> InputSurvey:

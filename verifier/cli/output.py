@@ -24,6 +24,7 @@ from verifier.citations.output_file import (
     PriorOutput,
     Tally,
     completed_ids,
+    drop_inconclusive,
     repair_tail,
     scan_output,
 )
@@ -155,6 +156,7 @@ __all__ = [
     "PriorOutput",
     "Tally",
     "completed_ids",
+    "drop_inconclusive",
     "input_error_record",
     "input_error_to_json",
     "repair_tail",
