@@ -585,7 +585,8 @@ def fuzz(total: int, seed_value: int = 0) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the fuzzing; 0 when nothing crashed and no contract was breached, else 1."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(prog="verifier bench fuzz-inputs",
+                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--total", type=int, default=100_000, help="inputs to generate")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=result_file, help="write the report as JSON to this file")

@@ -635,7 +635,8 @@ def format_side_by_side(reports: Mapping[str, Mapping[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench; 0 on success, 2 when the data folder is missing."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(prog="verifier bench parsing",
+                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data folder")
     parser.add_argument("--json", type=result_file, help="write the scores as JSON to this file")
     parser.add_argument("--limit", type=int, help="first N rows of each dataset only")

@@ -104,7 +104,8 @@ def token_accuracy(model: Path, rows: Sequence[Example]) -> tuple[float, Counter
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, save and report; 2 when the data folder is missing."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(prog="verifier bench train-parser",
+                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     parser.add_argument("--iterations", type=int, default=200)

@@ -18,6 +18,7 @@ from test_cli import clean_environment, few_refs, output_lines, world, world_opt
 import verifier.api  # noqa: F401  (imported before any run: no import inside the loop)
 from verifier.citations.models import Status
 from verifier.cli import exit_codes
+from verifier.cli.commands import BENCH_LIBRARIES
 from verifier.cli.main import (
     EXIT_CODES_HELP,
     build_parser,
@@ -349,6 +350,23 @@ def test_a_bench_that_exits_with_a_reason_shows_it(
 ) -> None:
     assert main(["bench", "walters-wilder", "--data", str(no_shared)]) != 0
     assert str(no_shared) in capsys.readouterr().err
+
+
+BENCH_NAMES = sorted(p.stem.replace("_", "-") for p in (REPO_ROOT / "bench").glob("*.py")
+                     if p.stem not in BENCH_LIBRARIES)
+
+
+@pytest.mark.blocking_allowed("the benchmark script runs in-process and reads its files")
+@pytest.mark.parametrize("name", BENCH_NAMES)
+def test_every_bench_names_itself_in_its_usage_errors(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped option is exit 2 with ``verifier bench NAME``'s usage, not the script's
+    file name (``runpy`` sets ``sys.argv[0]`` to the file: each parser names its prog)."""
+    assert main(["bench", name, "--no-such-option"]) == exit_codes.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: verifier bench {name} ")
+    assert f"\nverifier bench {name}: error: " in err
 
 
 def test_make_bench_without_shared_data_says_where_it_is_expected(tmp_path: Path) -> None:

@@ -92,7 +92,7 @@ def run_bench(args: argparse.Namespace) -> int:
     script = BENCH_DIR / f"{args.name.replace('-', '_')}.py"
     if not script.is_file():
         known = sorted(p.stem.replace("_", "-") for p in BENCH_DIR.glob("*.py")
-                       if not p.stem.startswith("_") and p.stem not in _LIBRARIES)
+                       if not p.stem.startswith("_") and p.stem not in BENCH_LIBRARIES)
         raise ConfigError(f"no benchmark {args.name!r} (known: {', '.join(known) or 'none'}; "
                           "benchmarks need a source checkout)")
     saved = sys.argv
@@ -112,7 +112,7 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data", "judge_world", "judge_endpoint",
+BENCH_LIBRARIES = frozenset({"scoring", "ww_world", "claims_data", "judge_world", "judge_endpoint",
                         "bench_args"})
 """bench/ modules that are used by benchmarks, not run as one."""
 
