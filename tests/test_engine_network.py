@@ -338,6 +338,20 @@ async def test_identical_concurrent_requests_are_sent_once() -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize(("concurrency", "error"), [
+    ("3", TypeError), (2.5, TypeError), (True, TypeError), (0, ValueError),
+    (10_001, ValueError)])
+async def test_verify_many_refuses_a_concurrency_that_is_not_a_whole_number_in_range(
+        concurrency: object, error: type[Exception]) -> None:
+    async with scripted_server({}) as s, \
+            Verifier(settings_for(s), policies=policies()) as v:
+        with pytest.raises(error, match="concurrency"):
+            async for _ in v.verify_many([CITATION], concurrency=concurrency):  # type: ignore[arg-type]
+                pass
+        assert s.hits_for("/crossref") == []
+
+
+@pytest.mark.asyncio
 async def test_cancelling_verify_many_leaves_no_tasks_behind() -> None:
     hang = Reply(body=crossref_list(), delay=30.0)
     async with scripted_server({"/crossref/works": [hang],

@@ -9,6 +9,7 @@ import pytest
 
 from verifier.cli.main import main
 from verifier.errors import ConfigError
+from verifier.options import CheckOptions
 from verifier.settings import (
     DEFAULT_BASE_URLS,
     ENVIRONMENT,
@@ -86,6 +87,34 @@ def test_base_url_pairs_are_checked() -> None:
     assert settings.base_urls["crossref"] == "http://127.0.0.1:8/crossref"
     with pytest.raises(ConfigError, match="SOURCE=URL"):
         Settings().with_base_urls(["crossref"])
+
+
+def test_base_urls_may_be_a_mapping_or_one_pair() -> None:
+    """A library caller's dict is read as sources and URLs (iterating it gave its keys, each
+    refused as a malformed pair), and one pair is not read as its characters."""
+    settings = Settings().with_base_urls({"crossref": "http://127.0.0.1:8/crossref",
+                                          "OpenAlex": "http://127.0.0.1:8/openalex"})
+    assert settings.base_urls["crossref"] == "http://127.0.0.1:8/crossref"
+    assert settings.base_urls["openalex"] == "http://127.0.0.1:8/openalex"
+    one = Settings().with_base_urls("arxiv=http://127.0.0.1:8/arxiv")
+    assert one.base_urls["arxiv"] == "http://127.0.0.1:8/arxiv"
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (CheckOptions(sources=()), "sources is empty"),
+    (CheckOptions(sources=("crossref", "nosuch")), "nosuch not enabled"),
+    (CheckOptions(deadline_s=-1), "positive"),
+    (CheckOptions(deadline_s="5"), "number of seconds"),  # type: ignore[arg-type]
+    (CheckOptions(independence="whatever"), "independence"),
+])
+def test_check_options_name_what_is_wrong(options: CheckOptions, said: str) -> None:
+    with pytest.raises(ConfigError, match=said):
+        options.resolve(Settings())
+
+
+def test_one_source_name_is_a_source_not_its_letters() -> None:
+    assert CheckOptions(sources="crossref").resolve(  # type: ignore[arg-type]
+        Settings()).sources == ("crossref",)
 
 
 def test_identification_selects_the_better_pool() -> None:

@@ -36,10 +36,18 @@ class CheckOptions:
 
     def resolve(self, settings: Settings) -> ResolvedOptions:
         sources = self.sources if self.sources is not None else settings.sources
+        if isinstance(sources, str):
+            sources = (sources,)  # one name, not its letters
+        if not sources:
+            raise ConfigError("sources is empty: name at least one of "
+                              f"{', '.join(settings.sources)} (None: all of them)")
         unknown = [s for s in sources if s not in settings.sources]
         if unknown:
-            raise ConfigError(f"source(s) {', '.join(unknown)} not enabled in this session")
+            raise ConfigError(f"source(s) {', '.join(unknown)} not enabled in this session "
+                              f"(enabled: {', '.join(settings.sources)})")
         deadline = self.deadline_s if self.deadline_s is not None else settings.deadline_s
+        if isinstance(deadline, bool) or not isinstance(deadline, int | float):
+            raise ConfigError(f"deadline must be a number of seconds, got {deadline!r}")
         if not deadline > 0:
             raise ConfigError(f"deadline must be positive, got {deadline!r}")
         independence = self.independence or settings.independence

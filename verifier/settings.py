@@ -162,9 +162,14 @@ class Settings:
         )
         return replace(base, **overrides)  # type: ignore[arg-type]
 
-    def with_base_urls(self, pairs: Iterable[str]) -> Settings:
-        """Apply ``SOURCE=URL`` pairs (the ``--base-url`` option)."""
+    def with_base_urls(self, pairs: Mapping[str, str] | Iterable[str]) -> Settings:
+        """Apply where sources live: a mapping of source name to URL (a library caller's
+        form), or ``SOURCE=URL`` pairs (the ``--base-url`` option's)."""
         urls = dict(self.base_urls)
+        if isinstance(pairs, Mapping):
+            pairs = [f"{source}={url}" for source, url in pairs.items()]
+        elif isinstance(pairs, str):
+            pairs = [pairs]  # one pair, not its characters
         for pair in pairs:
             source, sep, url = pair.partition("=")
             if not sep or not url:

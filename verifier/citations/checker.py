@@ -52,6 +52,10 @@ from .verdict import AGREEMENT
 if TYPE_CHECKING:
     from verifier.session import Session
 
+MAX_CONCURRENCY = 10_000
+"""Most citations one :meth:`CitationChecker.check_many` call checks at once (the command
+line and the service set lower bounds of their own)."""
+
 _DEADLINE_GRACE_S = 1.0
 """Time past the deadline before unfinished sources are cut off (they fail by themselves
 at the deadline; this only bounds a stuck one)."""
@@ -132,8 +136,11 @@ class CitationChecker:
         """Reports as each citation is decided (not in input order; ``Report.index`` is
         the input position), at most ``concurrency`` in progress, the input read only as
         fast as they finish. Closing the iteration cancels the work in progress."""
-        if not 1 <= concurrency <= 10_000:
-            raise ValueError(f"concurrency must be between 1 and 10000, got {concurrency}")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int):
+            raise TypeError(f"concurrency must be a whole number, got {concurrency!r}")
+        if not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise ValueError(f"concurrency must be between 1 and {MAX_CONCURRENCY}, "
+                             f"got {concurrency}")
         resolved = self._resolve(options)
         async with aclosing(
             map_bounded(items, lambda item: self.check(item, resolved), concurrency=concurrency)
