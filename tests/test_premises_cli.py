@@ -120,6 +120,44 @@ def test_resume_appends_only_the_comments_not_yet_written(tmp_path: Path, papers
     assert sorted(ids) == ["c0", "c1", "c2", "c3"]  # each once: c0, c1 were not redone
 
 
+def test_retry_inconclusive_checks_those_again_and_keeps_every_other_line(
+        tmp_path: Path, papers: Path) -> None:
+    rows = [{"paper_id": "p1", "comment_id": f"c{i}",
+             "comment": f"Drug X lowered blood pressure in {i + 30} patients."} for i in range(4)]
+    reviews = write_jsonl(tmp_path / "reviews.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    assert main(["premises", str(reviews), "--papers", str(papers), "-o", str(out), "-q"]) == 0
+    fresh = read_lines(out)
+    # An earlier run whose model could not answer c0 and which could not read c2; the
+    # other lines marked so that a re-check would show.
+    earlier = [{**line, "elapsed_s": -1.0} for line in fresh]
+    earlier[0] = {**earlier[0], "status": "inconclusive", "score": None}
+    earlier[2] = {**earlier[2], "status": "input_error", "score": None}
+    write_jsonl(out, earlier)
+    kept = [line for i, line in enumerate(out.read_bytes().splitlines(keepends=True))
+            if i in (1, 3)]
+    assert main(["premises", str(reviews), "--papers", str(papers), "-o", str(out),
+                 "--retry-inconclusive", "-q"]) == 0
+    after = out.read_bytes().splitlines(keepends=True)
+    assert after[:2] == kept  # the other lines byte for byte, in their order
+    again = {line["comment_id"]: line for line in read_lines(out)[2:]}
+    assert sorted(again) == ["c0", "c2"]
+    assert all(line["status"] == "scored" and line["elapsed_s"] >= 0 for line in again.values())
+    assert [again[c]["score"] for c in ("c0", "c2")] == [fresh[0]["score"], fresh[2]["score"]]
+
+
+@pytest.mark.parametrize(("options", "said"), [(["--force"], "--force"), ([], "--output")])
+def test_retry_inconclusive_refuses_what_it_cannot_do(
+        tmp_path: Path, options: list[str], said: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    reviews = write_jsonl(tmp_path / "reviews.jsonl", [
+        {"paper_id": "p", "comment": "x y z w", "paper": "x y z w"}])
+    out = ["-o", str(tmp_path / "out.jsonl")] if options else []
+    assert main(["premises", str(reviews), "--retry-inconclusive", *out, *options]) == 2
+    err = capsys.readouterr().err
+    assert "--retry-inconclusive" in err and said in err
+
+
 def test_elife_records_are_split_into_comments_by_the_review_splitter(tmp_path: Path) -> None:
     record = {
         "paper_id": "elife-1", "title": "Drug X",

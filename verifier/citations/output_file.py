@@ -12,6 +12,7 @@ import asyncio
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,17 +101,25 @@ def completed_ids(path: Path) -> set[str]:
     return scan_output(path).ids
 
 
-def drop_inconclusive(path: Path) -> int:
-    """Rewrite ``path`` without its inconclusive lines (their items are being checked
-    again); every other line is kept byte for byte, in order. The new file is written
-    beside the old one, forced to disk, then renamed over it: a crash leaves one or the
-    other whole. Returns the number of lines dropped (the file is not touched if 0)."""
+def is_inconclusive_line(line: bytes) -> bool:
+    """Whether ``line`` is a report line whose status is inconclusive (input errors
+    among them)."""
+    parsed = _parse_line(line) if line.strip() else None
+    return parsed is not None and parsed[1] is Status.INCONCLUSIVE
+
+
+def drop_inconclusive(path: Path, is_inconclusive: Callable[[bytes], bool] = is_inconclusive_line
+                      ) -> int:
+    """Rewrite ``path`` without the lines ``is_inconclusive`` picks (default: report
+    lines, :func:`is_inconclusive_line`), whose items are being checked again; every
+    other line is kept byte for byte, in order. The new file is written beside the old
+    one, forced to disk, then renamed over it: a crash leaves one or the other whole.
+    Returns the number of lines dropped (the file is not touched if 0)."""
     kept: list[bytes] = []
     dropped = 0
     with path.open("rb") as stream:
         for line in stream:
-            parsed = _parse_line(line) if line.strip() else None
-            if parsed is not None and parsed[1] is Status.INCONCLUSIVE:
+            if is_inconclusive(line):
                 dropped += 1
             else:
                 kept.append(line)
@@ -164,7 +173,7 @@ class JsonlWriter:
                  ) -> None:
         self._stream = stream
         self._opener: tuple[Path, bool] | None = None
-        self._retry = False
+        self._retry: Callable[[bytes], bool] | None = None
         self._fsync = fsync
         self._close = close
         self.lines_written = 0
@@ -179,15 +188,15 @@ class JsonlWriter:
 
     @classmethod
     def deferred(cls, path: Path, *, append: bool = False, fsync: bool = False,
-                 retry_inconclusive: bool = False) -> JsonlWriter:
+                 retry: Callable[[bytes], bool] | None = None) -> JsonlWriter:
         """A writer on ``path`` that touches the file only at :meth:`open_now` (or its first
         line): a run opens everything else first, so a run that fails to start leaves an
-        existing output as it was. ``retry_inconclusive`` (with ``append``): the file's
-        inconclusive lines are dropped when it opens, their items being checked again
-        (see :func:`scan_output`)."""
+        existing output as it was. ``retry`` (with ``append``): the file's lines it picks
+        are dropped when it opens (:func:`drop_inconclusive`), their items being checked
+        again (see :func:`scan_output`)."""
         writer = cls(None, fsync=fsync, close=True)
         writer._opener = (path, append)
-        writer._retry = retry_inconclusive and append
+        writer._retry = retry if append else None
         return writer
 
     def open_now(self) -> None:
@@ -197,8 +206,8 @@ class JsonlWriter:
         path, append = self._opener
         if append and path.exists():
             repair_tail(path)
-            if self._retry:
-                drop_inconclusive(path)
+            if self._retry is not None:
+                drop_inconclusive(path, self._retry)
         self._stream = path.open("ab" if append else "wb")
 
     @classmethod

@@ -112,6 +112,7 @@ from .output import (
     Tally,
     check_output_file,
     input_error_to_json,
+    is_inconclusive_line,
     report_to_json,
     scan_output,
 )
@@ -516,8 +517,8 @@ class CheckRun:
             if self.prior.unreadable and not plan.quiet:
                 _error(f"verifier: warning: {self.prior.unreadable} unreadable line(s) in "
                        f"{plan.output}; their citations are checked again")
-        return _formatted(JsonlWriter.deferred(plan.output, append=plan.resume,
-                                               retry_inconclusive=plan.retry_inconclusive),
+        retry = is_inconclusive_line if plan.retry_inconclusive else None
+        return _formatted(JsonlWriter.deferred(plan.output, append=plan.resume, retry=retry),
                           plan.format_out)
 
     def _survey(self) -> InputSurvey:

@@ -25,6 +25,7 @@ from verifier.citations.output_file import (
     Tally,
     completed_ids,
     drop_inconclusive,
+    is_inconclusive_line,
     repair_tail,
     scan_output,
 )
@@ -157,6 +158,7 @@ __all__ = [
     "Tally",
     "completed_ids",
     "drop_inconclusive",
+    "is_inconclusive_line",
     "input_error_record",
     "input_error_to_json",
     "repair_tail",

@@ -80,6 +80,9 @@ def add_premises_command(commands: Any, common: argparse.ArgumentParser) -> None
                         help="input shape (default: auto, from the first record)")
     parser.add_argument("--resume", action="store_true",
                         help="skip the comments already in --output and append the rest")
+    parser.add_argument("--retry-inconclusive", action="store_true",
+                        help="as --resume, and check again the comments --output holds as "
+                             "inconclusive or input errors (their lines are replaced)")
     parser.add_argument("--field", choices=[f.value for f in Field], default=Field.GENERAL.value,
                         help="decomposition variant (default: general, 1-6 premises)")
     parser.add_argument("--aggregate", choices=[a.value for a in Aggregate],
@@ -268,9 +271,25 @@ def _elife_items(path: Path, options: PremiseOptions, work: Work) -> Iterator[Co
 # -- resuming ---------------------------------------------------------------------------------
 
 
-def done_keys(path: Path) -> tuple[set[tuple[str, str]], Counter[str]]:
+RETRIED_STATUSES = frozenset({"inconclusive", "input_error"})
+"""The statuses ``--retry-inconclusive`` checks again."""
+
+
+def is_retried_line(line: bytes) -> bool:
+    """Whether an output line is one ``--retry-inconclusive`` checks again."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(obj, dict) and isinstance(obj.get("comment_id"), str) and \
+        obj.get("status") in RETRIED_STATUSES
+
+
+def done_keys(path: Path, *, retry_inconclusive: bool = False
+              ) -> tuple[set[tuple[str, str]], Counter[str]]:
     """``(paper_id, comment_id)`` of every complete line in an earlier output, and the
-    count of each status among them (a cut-short last line is not counted)."""
+    count of each status among them (a cut-short last line is not counted). With
+    ``retry_inconclusive``, lines of :data:`RETRIED_STATUSES` are not done."""
     keys: set[tuple[str, str]] = set()
     statuses: Counter[str] = Counter()
     if not path.exists():
@@ -282,6 +301,8 @@ def done_keys(path: Path) -> tuple[set[tuple[str, str]], Counter[str]]:
             except orjson.JSONDecodeError:
                 continue
             if isinstance(obj, dict) and isinstance(obj.get("comment_id"), str):
+                if retry_inconclusive and obj.get("status") in RETRIED_STATUSES:
+                    continue
                 key = (str(obj.get("paper_id") or ""), obj["comment_id"])
                 if key not in keys:
                     keys.add(key)
@@ -377,20 +398,30 @@ def run_premises(args: argparse.Namespace) -> int:
         raise ConfigError(f"input file {str(args.input)!r} not found")
     if args.papers is not None and not args.papers.is_dir():
         raise ConfigError(f"--papers {str(args.papers)!r} is not a folder")
-    check_output_file(args.output, resume=args.resume, force=args.force, inputs=(args.input,))
+    retry = args.retry_inconclusive
+    if retry and args.force:
+        raise ConfigError("--retry-inconclusive and --force contradict each other (--force "
+                          "checks everything again)")
+    if retry and args.output is None:
+        raise ConfigError("--retry-inconclusive needs --output FILE (the file whose "
+                          "inconclusive comments are checked again)")
+    resume = args.resume or retry
+    check_output_file(args.output, resume=resume, force=args.force, inputs=(args.input,))
     work = read_work(args.input, args.format, args.papers, options)
     if not (work.items or work.errors):
         # Before the output is touched: an existing one stays as it was.
         print(f"premises: no comments in {args.input}: nothing was checked, nothing written "
               f"(exit {exit_codes.EMPTY})", file=sys.stderr)
         return exit_codes.EMPTY
-    done, earlier = done_keys(args.output) if args.resume else (set(), Counter())
+    done, earlier = done_keys(args.output, retry_inconclusive=retry) if resume \
+        else (set(), Counter())
     errors = [e for e in work.errors if (e.paper_id, e.comment_id) not in done]
     items = [i for i in work.items if (i.paper_id, i.comment_id) not in done]
     progress = Progress(total=len(errors) + len(items), quiet=args.quiet)
     # Opened once the session is open and the model endpoints checked (_run): a run
     # refused at its start leaves an existing output as it was.
-    writer = JsonlWriter.deferred(args.output, append=args.resume) if args.output \
+    writer = JsonlWriter.deferred(args.output, append=resume,
+                                  retry=is_retried_line if retry else None) if args.output \
         else JsonlWriter.stdout()
     interrupted = False
     try:
