@@ -283,12 +283,19 @@ def test_check_writes_to_stdout_without_output(
     assert captured.err == b""  # -q: nothing on stderr
 
 
+def checked_once(world: dict[str, str], tmp_path: Path, refs: Path,
+                 name: str) -> tuple[list[str], Path]:
+    """The world's options and the output of one whole run over ``refs``."""
+    options = world_options(world, tmp_path)
+    out = tmp_path / name
+    main(["check", str(refs), "-o", str(out), *options])
+    return options, out
+
+
 def test_resume_skips_done_ids_and_repairs_a_cut_short_line(
     world: dict[str, str], tmp_path: Path, few_refs: Path
 ) -> None:
-    options = world_options(world, tmp_path)
-    full = tmp_path / "full.jsonl"
-    main(["check", str(few_refs), "-o", str(full), *options])
+    options, full = checked_once(world, tmp_path, few_refs, "full.jsonl")
     whole = full.read_bytes().splitlines(keepends=True)
     assert len(whole) >= 3
     # A killed run: two lines done, the third cut short; the done ones marked so a
@@ -320,9 +327,7 @@ def test_resume_of_a_finished_output_checks_nothing(
 def test_retry_inconclusive_checks_those_again_and_keeps_every_other_line(
     world: dict[str, str], tmp_path: Path, few_refs: Path
 ) -> None:
-    options = world_options(world, tmp_path)
-    out = tmp_path / "out.jsonl"
-    main(["check", str(few_refs), "-o", str(out), *options])
+    options, out = checked_once(world, tmp_path, few_refs, "out.jsonl")
     lines = output_lines(out)
     # An earlier run: two citations it could not check, the rest marked so that a
     # re-check would show (their elapsed_s is impossible for a real check).
