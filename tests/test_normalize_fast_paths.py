@@ -20,10 +20,12 @@ from verifier.citations.normalize import (
 
 # What makes the paths part: ASCII or not, markup and entities, apostrophes, every
 # separator, and whitespace that is not a space (including the ASCII separators
-# \x1c-\x1f, which both str.split and the regex \s take for whitespace).
+# \x1c-\x1f, which both str.split and the regex \s take for whitespace), and characters
+# that show nothing (verifier.citations.invisibles), dropped on both paths.
 ALPHABET = list("abcXYZ019 .,;:-?!'`&<>/i") + [
     "\u2013", "\u2014", "\u00b4", "\t", "\n", "\x1c", "\x1f", "\u00a0", "\u00e9", "\u00fc",
     "\u00df", "\u0130", "\ufb01", "\u3000", "<i>", "</i>", "&amp;", "&lt;b&gt;",
+    "\x00", "\x7f", "\u00ad", "\u200b", "\ufeff",  # characters that show nothing
 ]
 texts = st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join) | st.text(max_size=40)
 

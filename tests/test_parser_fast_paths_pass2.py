@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from verifier import identifiers as ids
 from verifier.citations.identifiers import find_identifiers
+from verifier.citations.invisibles import INVISIBLE
 from verifier.citations.models import Identifiers, WorkType
 from verifier.citations.parsing import core, imprint, journal, names, tail, text
 from verifier.citations.parsing.journal import journal_like
@@ -551,7 +552,7 @@ def test_a_settled_text_has_no_note_left_to_strip(value: str) -> None:
 
 def slow_prepare(value: str) -> str:
     value = unicodedata.normalize("NFC", value[: text.MAX_PARSE_CHARS])
-    value = value.replace("*", "").replace("\u00ad", "")
+    value = INVISIBLE.sub("", value.replace("*", ""))
     value = value.replace("``", "“").replace("''", "”").replace(",,", "„")
     value = " ".join(value.split())
     return text._LEADING_NUMBER.sub("", value, count=1)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from unidecode import unidecode
 
+from verifier.citations.invisibles import INVISIBLE
 from verifier.value_memos import value_memo
 
 from .models import Author
@@ -55,8 +56,9 @@ def strip_markup(text: str) -> str:
 
 
 def _fold(text: str) -> str:
-    """ASCII, case-folded text with "&" read as "and" and apostrophes joined."""
-    ascii_text = unidecode(text).casefold()
+    """ASCII, case-folded text with "&" read as "and" and apostrophes joined; characters
+    that show nothing are dropped (unidecode would read a zero-width space as a space)."""
+    ascii_text = unidecode(INVISIBLE.sub("", text)).casefold()
     ascii_text = ascii_text.replace("&", " and ")
     return _APOSTROPHE.sub("", ascii_text)
 
@@ -75,7 +77,10 @@ def _ascii_table(replace: dict[str, int | None]) -> dict[int, int | None]:
 
 
 _ASCII_NOT_ALNUM = [chr(c) for c in range(128) if not chr(c).isalnum()]
-_NOT_ALNUM_AS_SPACE = _ascii_table(dict.fromkeys(_ASCII_NOT_ALNUM, ord(" ")))
+_ASCII_INVISIBLE = [chr(c) for c in range(128) if INVISIBLE.match(chr(c))]
+"""The control characters that :func:`_fold` drops (not read as spaces)."""
+_NOT_ALNUM_AS_SPACE = _ascii_table({**dict.fromkeys(_ASCII_NOT_ALNUM, ord(" ")),
+                                    **dict.fromkeys(_ASCII_INVISIBLE)})
 _NOT_ALNUM_DROPPED = _ascii_table(dict.fromkeys(_ASCII_NOT_ALNUM))
 _DOT_HYPHEN_AS_SPACE = _ascii_table({".": ord(" "), "-": ord(" ")})
 

@@ -40,6 +40,7 @@ from verifier.native import source_of
 from verifier.threads import open_off_loop
 
 from . import identifiers as _citation_identifiers
+from . import invisibles as _invisibles
 from . import models as _models
 from .models import Author, Citation, Identifiers, WorkType
 
@@ -66,7 +67,8 @@ def parser_files() -> list[Path]:
     files = sorted(p for p in _PARSING.rglob("*") if p.is_file()
                    and p.suffix not in _DERIVED and "__pycache__" not in p.parts)
     files += [source_of(module).resolve()
-              for module in (_standard_identifiers, _value_memos, _citation_identifiers, _models)]
+              for module in (_standard_identifiers, _value_memos, _citation_identifiers,
+                             _invisibles, _models)]
     return [*files, _CITATIONS / "__init__.py"]
 
 

@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from verifier.citations.invisibles import INVISIBLE
+
 MAX_PARSE_CHARS = 4000
 """Longer input is cut: a reference string is rarely a tenth of this, and the regular
 expressions of the parser are at worst quadratic in the length."""
@@ -159,10 +161,11 @@ _ENDS_ET_AL = re.compile(r"\bet\.?\s?al$")
 
 
 def prepare(text: str) -> str:
-    """One line of text: composed Unicode (NFC), no markdown emphasis, LaTeX quotes as
-    typographic ones, single spaces, no leading list number ("[12]", "12.")."""
+    """One line of text: composed Unicode (NFC), no markdown emphasis and no character that
+    shows nothing (:mod:`verifier.citations.invisibles`), LaTeX quotes as typographic
+    ones, single spaces, no leading list number ("[12]", "12.")."""
     text = unicodedata.normalize("NFC", text[:MAX_PARSE_CHARS])  # "a" + U+0301 -> "á"
-    text = text.replace("*", "").replace("\u00ad", "")
+    text = INVISIBLE.sub("", text.replace("*", ""))  # zero-width spaces, soft hyphens...
     text = text.replace("``", "“").replace("''", "”").replace(",,", "„")
     text = " ".join(text.split())
     # The pattern is anchored at the start: its one possible match is the one there.
