@@ -126,10 +126,43 @@ def test_resume_judges_only_what_is_missing_and_keeps_every_line(tmp_path: Path)
     assert code == 5  # the input errors are still there
 
 
+def test_retry_inconclusive_judges_the_unfinished_pairs_again_and_keeps_the_rest(
+        tmp_path: Path) -> None:
+    _, first, report_first = run(tmp_path)
+    out = tmp_path / "judged.jsonl"
+    # An earlier run whose model failed on P2's human reviews and judged P1's tool
+    # comments only in part; every other line marked so that a re-judging would show.
+    earlier = []
+    for line in first:
+        if line["id"] == "P2:human":
+            line = {**line, "error": "claims not extracted", "comments": [], "calls": -1}
+        elif line["id"] == "P1:tool":
+            line = {**line, "unjudged": 1, "calls": -1}
+        elif not line.get("input_error"):
+            line = {**line, "calls": -1}
+        earlier.append(json.dumps(line) + "\n")
+    out.write_text("".join(earlier))
+    kept = [raw for raw in earlier if json.loads(raw)["id"] not in ("P2:human", "P1:tool")
+            and not json.loads(raw).get("input_error")]
+    code, lines, report = run(tmp_path, "--retry-inconclusive")
+    after = out.read_text().splitlines(keepends=True)
+    assert after[:len(kept)] == kept  # the finished lines byte for byte, in their order
+    again = {line["id"]: line for line in lines[len(kept):]}
+    assert {"P2:human", "P1:tool"} <= set(again)
+    assert again["P2:human"]["error"] is None and again["P2:human"]["calls"] >= 0
+    assert again["P1:tool"]["unjudged"] == 0 and again["P1:tool"]["calls"] >= 0
+    assert sorted(line["id"] for line in lines) == sorted(line["id"] for line in first)
+    assert report["sources"] == report_first["sources"]
+    assert code == 5  # the input errors are read again, and are still there
+
+
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert main(["judge", str(tmp_path / "missing.jsonl"), "--quiet"]) == 2
     papers, _ = inputs(tmp_path)
     assert main(["judge", str(papers), "--resume", "--quiet"]) == 2
+    assert main(["judge", str(papers), "--retry-inconclusive", "--quiet"]) == 2
+    assert main(["judge", str(papers), "--retry-inconclusive", "--force", "--output",
+                 str(tmp_path / "out.jsonl"), "--quiet"]) == 2
 
 
 def test_two_outputs_on_one_file_are_refused_before_anything_is_written(

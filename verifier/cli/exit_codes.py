@@ -41,8 +41,8 @@ def finished(*, input_errors: bool, incomplete: bool) -> int:
 
 
 ITEM_COMMANDS_HELP = (
-    "exit codes: 0 all done; 3 an item a source or model could not answer (run again; "
-    "premises: --retry-inconclusive); "
+    "exit codes: 0 all done; 3 an item a source or model could not answer (run again: "
+    "--output FILE --retry-inconclusive); "
     "5 an input error (fix the input; wins over 3); 6 the input holds nothing (nothing "
     "written); 2 usage; 4 internal error; 130 interrupted (--resume continues)")
 """The exit codes of ``premises`` and ``judge``, for their ``--help``."""

@@ -115,12 +115,34 @@ def read_lines(path: Path) -> Iterator[dict[str, Any] | None]:
             yield value if isinstance(value, dict) else None
 
 
-def scan_prior(path: Path) -> Prior:
+def is_unfinished(line: dict[str, Any]) -> bool:
+    """Whether a line is one ``--retry-inconclusive`` judges again: a source that could
+    not be judged (``error``, input errors among them) or was judged only in part
+    (``unjudged`` comments)."""
+    unjudged = line.get("unjudged")
+    return line.get("error") is not None or (isinstance(unjudged, int) and unjudged > 0)
+
+
+def is_unfinished_line(raw: bytes) -> bool:
+    """:func:`is_unfinished` of an output line as written."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and isinstance(value.get("id"), str) and \
+        is_unfinished(value)
+
+
+def scan_prior(path: Path, *, retry_inconclusive: bool = False) -> Prior:
+    """What an earlier output holds; with ``retry_inconclusive``, its unfinished lines
+    (:func:`is_unfinished`) are not done."""
     prior = Prior()
     if not path.exists():
         return prior
     for line in read_lines(path):
         if line is None or not isinstance(line.get("id"), str):
+            continue
+        if retry_inconclusive and is_unfinished(line):
             continue
         prior.ids.add(line["id"])
         refs = line.get("references")
@@ -162,12 +184,20 @@ def run_judge(args: argparse.Namespace) -> int:
     references_path = args.references
     if references_path is None and args.output is not None and not args.no_references:
         references_path = args.output.with_name(args.output.name + ".references.jsonl")
+    retry = args.retry_inconclusive
+    if retry and args.force:
+        raise ConfigError("--retry-inconclusive and --force contradict each other (--force "
+                          "judges everything again)")
+    if retry and args.output is None:
+        raise ConfigError("--retry-inconclusive needs --output FILE (the file whose "
+                          "unfinished pairs are judged again)")
+    resume = args.resume or retry
     inputs = tuple(p for p in (args.papers, args.comments) if p is not None)
     check_distinct_outputs([("--output", args.output), ("--references", references_path),
                             ("--report", args.report)])
-    check_output_file(args.output, resume=args.resume, force=args.force, inputs=inputs)
+    check_output_file(args.output, resume=resume, force=args.force, inputs=inputs)
     if references_path is not None:
-        check_output_file(references_path, resume=args.resume, force=args.force,
+        check_output_file(references_path, resume=resume, force=args.force,
                           inputs=inputs, option="--references")
     # The report is written anew at the end of every run: only where it goes is checked.
     check_output_file(args.report, resume=False, force=True, inputs=inputs, option="--report")
@@ -194,8 +224,8 @@ def run_judge(args: argparse.Namespace) -> int:
               f"written (exit {exit_codes.EMPTY})", file=sys.stderr)
         return exit_codes.EMPTY
     prior = Prior()
-    if args.resume:
-        prior = scan_prior(args.output)
+    if resume:
+        prior = scan_prior(args.output, retry_inconclusive=retry)
         repair_tail_safe(args.output)
         if references_path is not None:
             repair_tail_safe(references_path)
@@ -205,9 +235,11 @@ def run_judge(args: argparse.Namespace) -> int:
     interrupted = False
     # Opened once the session is open and the model endpoint checked (main): a run
     # refused at its start leaves an existing output as it was.
-    out = JsonlWriter.deferred(args.output, append=args.resume) if args.output is not None \
+    out = JsonlWriter.deferred(args.output, append=resume,
+                               retry=is_unfinished_line if retry else None) \
+        if args.output is not None \
         else JsonlWriter.stdout()
-    refs = JsonlWriter.deferred(references_path, append=args.resume) \
+    refs = JsonlWriter.deferred(references_path, append=resume) \
         if references_path is not None else None
     try:
         asyncio.run(run.main(out, refs))

@@ -30,6 +30,10 @@ def add_judge_command(commands: Any, common: argparse.ArgumentParser) -> None:
     judge.add_argument("--report", type=Path, metavar="FILE", help="write report.json")
     judge.add_argument("--resume", action="store_true",
                        help="skip the (paper, source) pairs already in --output")
+    judge.add_argument("--retry-inconclusive", action="store_true",
+                       help="as --resume, and judge again the pairs --output holds as not "
+                            "judged, in part or whole, or as input errors (their lines are "
+                            "replaced)")
     judge.add_argument("--papers-in-flight", type=_count, default=4, metavar="N")
     judge.add_argument("--calls-per-paper", type=_count, default=4, metavar="N")
     judge.add_argument("--calls-per-source", type=_count, default=2, metavar="N")
