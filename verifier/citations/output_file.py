@@ -17,7 +17,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -99,6 +99,15 @@ def scan_output(path: Path, *, retry_inconclusive: bool = False) -> PriorOutput:
 def completed_ids(path: Path) -> set[str]:
     """The ids already in an output file (see :func:`scan_output`)."""
     return scan_output(path).ids
+
+
+def line_object(line: bytes) -> dict[str, Any] | None:
+    """An output line's JSON object; None for a line that is not one."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def is_inconclusive_line(line: bytes) -> bool:

@@ -61,7 +61,14 @@ from verifier.settings import Settings
 
 from . import exit_codes
 from .locations import location_pairs
-from .output import JsonlWriter, LineQueue, check_distinct_outputs, check_output_file
+from .output import (
+    JsonlWriter,
+    LineQueue,
+    check_distinct_outputs,
+    check_output_file,
+    check_retry,
+    line_object,
+)
 
 
 def chat_model(session: Session) -> ChatModel:
@@ -125,12 +132,8 @@ def is_unfinished(line: dict[str, Any]) -> bool:
 
 def is_unfinished_line(raw: bytes) -> bool:
     """:func:`is_unfinished` of an output line as written."""
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(value, dict) and isinstance(value.get("id"), str) and \
-        is_unfinished(value)
+    value = line_object(raw)
+    return value is not None and isinstance(value.get("id"), str) and is_unfinished(value)
 
 
 def scan_prior(path: Path, *, retry_inconclusive: bool = False) -> Prior:
@@ -185,12 +188,7 @@ def run_judge(args: argparse.Namespace) -> int:
     if references_path is None and args.output is not None and not args.no_references:
         references_path = args.output.with_name(args.output.name + ".references.jsonl")
     retry = args.retry_inconclusive
-    if retry and args.force:
-        raise ConfigError("--retry-inconclusive and --force contradict each other (--force "
-                          "judges everything again)")
-    if retry and args.output is None:
-        raise ConfigError("--retry-inconclusive needs --output FILE (the file whose "
-                          "unfinished pairs are judged again)")
+    check_retry(retry, force=args.force, output=args.output, items="(paper, source) pairs")
     resume = args.resume or retry
     inputs = tuple(p for p in (args.papers, args.comments) if p is not None)
     check_distinct_outputs([("--output", args.output), ("--references", references_path),

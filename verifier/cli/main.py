@@ -111,6 +111,7 @@ from .output import (
     PriorOutput,
     Tally,
     check_output_file,
+    check_retry,
     input_error_to_json,
     is_inconclusive_line,
     report_to_json,
@@ -406,15 +407,10 @@ class RunPlan:
 
     def validate(self) -> None:
         """Usage errors that argparse cannot see (raises ConfigError). Touches no file."""
-        if self.retry_inconclusive:
-            if self.force:
-                raise ConfigError("--retry-inconclusive and --force contradict each other "
-                                  "(--force checks everything again)")
-            if self.output is None:
-                raise ConfigError("--retry-inconclusive needs --output FILE (the file whose "
-                                  "inconclusive citations are checked again)")
-            if self.format_out != "jsonl":
-                raise ConfigError("--retry-inconclusive needs the jsonl output format")
+        check_retry(self.retry_inconclusive, force=self.force, output=self.output,
+                    items="citations")
+        if self.retry_inconclusive and self.format_out != "jsonl":
+            raise ConfigError("--retry-inconclusive needs the jsonl output format")
         if self.resume and self.format_out != "jsonl":
             raise ConfigError("--resume needs the jsonl output format")
         if self.input_path != STDIN:

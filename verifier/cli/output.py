@@ -26,6 +26,7 @@ from verifier.citations.output_file import (
     completed_ids,
     drop_inconclusive,
     is_inconclusive_line,
+    line_object,
     repair_tail,
     scan_output,
 )
@@ -131,6 +132,20 @@ def check_output_file(output: Path | None, *, resume: bool, force: bool,
                           "or --force to overwrite it")
 
 
+def check_retry(retry: bool, *, force: bool, output: Path | None, items: str) -> None:
+    """The usage errors of ``--retry-inconclusive`` (raises ``ConfigError``): it continues
+    an output, so it needs one and contradicts ``--force``. ``items``: what a run checks
+    again ("citations"), for the message."""
+    if not retry:
+        return
+    if force:
+        raise ConfigError(f"--retry-inconclusive and --force contradict each other (--force "
+                          f"checks all the {items} again)")
+    if output is None:
+        raise ConfigError(f"--retry-inconclusive needs --output FILE (the file whose "
+                          f"unfinished {items} are checked again)")
+
+
 def check_distinct_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
     """Refuse two options of one run that name the same output file (raises
     ``ConfigError`` naming both): each would overwrite the other's lines. ``outputs``
@@ -150,6 +165,7 @@ def check_distinct_outputs(outputs: Sequence[tuple[str, Path | None]]) -> None:
 __all__ = [
     "OutputLock",
     "check_distinct_outputs",
+    "check_retry",
     "check_output_file",
     "REPORT_KEYS",
     "JsonlWriter",
@@ -159,6 +175,7 @@ __all__ = [
     "completed_ids",
     "drop_inconclusive",
     "is_inconclusive_line",
+    "line_object",
     "input_error_record",
     "input_error_to_json",
     "repair_tail",

@@ -277,11 +277,10 @@ RETRIED_STATUSES = frozenset({"inconclusive", "input_error"})
 
 def is_retried_line(line: bytes) -> bool:
     """Whether an output line is one ``--retry-inconclusive`` checks again."""
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(obj, dict) and isinstance(obj.get("comment_id"), str) and \
+    from verifier.cli.output import line_object
+
+    obj = line_object(line)
+    return obj is not None and isinstance(obj.get("comment_id"), str) and \
         obj.get("status") in RETRIED_STATUSES
 
 
@@ -391,7 +390,7 @@ def run_premises(args: argparse.Namespace) -> int:
     import verifier.claims.checker
     import verifier.llm.interfaces
     import verifier.session  # noqa: F401
-    from verifier.cli.output import JsonlWriter, check_output_file
+    from verifier.cli.output import JsonlWriter, check_output_file, check_retry
 
     options = _options(args)
     if not args.input.is_file():
@@ -399,12 +398,7 @@ def run_premises(args: argparse.Namespace) -> int:
     if args.papers is not None and not args.papers.is_dir():
         raise ConfigError(f"--papers {str(args.papers)!r} is not a folder")
     retry = args.retry_inconclusive
-    if retry and args.force:
-        raise ConfigError("--retry-inconclusive and --force contradict each other (--force "
-                          "checks everything again)")
-    if retry and args.output is None:
-        raise ConfigError("--retry-inconclusive needs --output FILE (the file whose "
-                          "inconclusive comments are checked again)")
+    check_retry(retry, force=args.force, output=args.output, items="comments")
     resume = args.resume or retry
     check_output_file(args.output, resume=resume, force=args.force, inputs=(args.input,))
     work = read_work(args.input, args.format, args.papers, options)
