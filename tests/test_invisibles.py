@@ -5,10 +5,15 @@ become "no trace" for them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verifier.citations.inputs import read_citations
+from verifier.citations.inputs.items import visible_fields
 from verifier.citations.invisibles import INVISIBLE, without_invisibles
+from verifier.citations.models import Author, Citation, CitationInput
 from verifier.citations.normalize import family_key, normalize_title
 from verifier.citations.parsing.combined import _parse
 
@@ -45,3 +50,15 @@ def test_what_shows_or_shapes_a_script_is_kept() -> None:
     kept = "a\tb\nc d\u00a0e\u200cf\u200dg\x1ch"  # whitespace, no-break space, (non-)joiners
     assert INVISIBLE.search(kept) is None and without_invisibles(kept) == kept
     assert without_invisibles("a\u200bb\ufeffc\x00d") == "abcd"
+
+
+def test_a_structured_entry_loses_them_as_a_free_text_does(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{lecun, title={De\u200bep learning}, journal={Nat\ufeffure},\n"
+                   "  author={LeCun, Yann and Hin\u200bton, Geoffrey}, year={2015}}\n")
+    (item,) = read_citations(bib, "bibtex")
+    assert isinstance(item, CitationInput) and item.fields is not None
+    assert (item.fields.title, item.fields.container) == ("Deep learning", "Nature")
+    assert [a.family for a in item.fields.authors] == ["LeCun", "Hinton"]
+    plain = Citation(authors=(Author("Hinton", "G."),), title="Deep learning")
+    assert visible_fields(plain) is plain  # nothing to drop: the same value

@@ -12,10 +12,11 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import BinaryIO
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO
 
-from verifier.citations.models import Citation, CitationInput
+from verifier.citations.invisibles import INVISIBLE, without_invisibles
+from verifier.citations.models import Author, Citation, CitationInput
 from verifier.errors import InputError
 
 MAX_LINE_CHARS = 5000
@@ -91,8 +92,36 @@ def numbered(
                     element.where, f"id {element.id!r} is already used by an earlier item",
                     excerpt(element.text))
             seen.add(element.id)
-        yield problem or CitationInput(element.id, index, element.text, element.fields,
-                                       element.notices, element.key)
+        yield problem or CitationInput(element.id, index, element.text,
+                                       visible_fields(element.fields), element.notices,
+                                       element.key)
+
+
+_TEXT_FIELDS = ("title", "container", "volume", "issue", "pages", "publisher", "place",
+                "edition")
+"""The string fields of a :class:`Citation` (its authors and editors are read apart)."""
+
+
+def visible_fields(fields: Citation | None) -> Citation | None:
+    """A structured entry's fields without the characters that show nothing
+    (:mod:`verifier.citations.invisibles`), which a free text loses when it is parsed: a
+    BibTeX title holding a zero-width space inside a word would otherwise be searched
+    for and compared split there. ``fields`` itself when none holds one."""
+    if fields is None:
+        return None
+    people = (*fields.authors, *fields.editors)
+    if not any(INVISIBLE.search(getattr(fields, name)) for name in _TEXT_FIELDS) and \
+            not any(INVISIBLE.search(p.family + p.given + p.literal) for p in people):
+        return fields
+
+    def visible(authors: tuple[Author, ...]) -> tuple[Author, ...]:
+        return tuple(Author(without_invisibles(a.family), without_invisibles(a.given),
+                            without_invisibles(a.literal)) for a in authors)
+
+    changed: dict[str, Any] = {name: without_invisibles(getattr(fields, name))
+                               for name in _TEXT_FIELDS}
+    return replace(fields, authors=visible(fields.authors), editors=visible(fields.editors),
+                   **changed)
 
 
 def writable(error: InputError) -> InputError:
