@@ -49,7 +49,17 @@ def test_world_serve_reports_an_unreadable_corpus_under_its_own_name() -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.startswith("verifier world serve: ") and "nonexistent" in done.stderr
+    assert done.stderr == ("verifier world serve: cannot read '/nonexistent.jsonl': "
+                           "No such file or directory\n")  # not "[Errno 2] ..."
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_world_serve_refuses_a_port_out_of_range_naming_it(
+    port: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["world", "serve", "--demo", "--port", port]) == 2  # not an internal error
+    err = capsys.readouterr().err
+    assert "argument --port: " in err and port in err
 
 
 def test_world_serve_help_lists_the_world_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -79,6 +79,16 @@ def _non_negative(text: str) -> float:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is out of range 0..65535")
+    return value
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``serve`` to ``parser`` (any parser: the world's own or a
     sub-parser of another CLI). :func:`run_serve` takes the namespace it parses."""
@@ -87,7 +97,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     corpus.add_argument("--demo", action="store_true",
                         help="serve the demo corpus shipped with the package")
     parser.add_argument("--host", default="127.0.0.1", help="default: loopback")
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--port", type=_port, default=0, help="0 picks a free port")
     parser.add_argument("--time-scale", type=_positive, default=1.0, metavar="X",
                         help="divide every period (rate limits, Retry-After, fault windows, "
                              "days) by X; default 1")
@@ -147,7 +157,10 @@ def run_serve(args: argparse.Namespace, *, prog: str = "verifier-world serve") -
         with _corpus_path(args) as corpus, contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_serve_until_stopped(args, corpus))
     except (CorpusError, ScenarioError, OSError) as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+        said = str(exc)
+        if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+            said = f"cannot read {str(exc.filename)!r}: {exc.strerror}"  # not "[Errno 2] ..."
+        print(f"{prog}: {said}", file=sys.stderr)
         return 2
     return 0
 
