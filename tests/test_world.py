@@ -390,7 +390,7 @@ def test_world_command_reports_a_bad_corpus(capsys: pytest.CaptureFixture[str]) 
     from verifier.world.cli import main
 
     assert main(["serve", "--corpus", "/nonexistent/corpus.jsonl"], prog="verifier-world") == 2
-    assert capsys.readouterr().err.startswith("verifier-world serve: [Errno 2]")
+    assert capsys.readouterr().err.startswith("verifier-world serve: cannot read ")
 
 
 def test_the_old_server_module_entry_still_serves_with_the_same_options(
@@ -399,7 +399,7 @@ def test_the_old_server_module_entry_still_serves_with_the_same_options(
     from verifier.world.server import main
 
     assert main(["--corpus", "/nonexistent/corpus.jsonl"], prog="verifier world serve") == 2
-    assert capsys.readouterr().err.startswith("verifier world serve: [Errno 2]")
+    assert capsys.readouterr().err.startswith("verifier world serve: cannot read ")
 
 
 # ----------------------------------------------------------------------------- crossref
