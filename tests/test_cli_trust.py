@@ -183,10 +183,12 @@ def test_dropping_inconclusive_lines_keeps_every_other_byte(tmp_path: Path) -> N
              b'{"id": "c", "status": "inconclusive", "flags": ["input_error"]}\n',
              b'{"id": "d",   "status": "no_trace"}\n']
     out.write_bytes(b"".join(lines))
+    out.chmod(0o600)
     assert scan_output(out, retry_inconclusive=True).ids == {"a", "d"}
     assert drop_inconclusive(out) == 2
     assert out.read_bytes() == lines[0] + lines[2] + lines[4]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no file left over
+    assert out.stat().st_mode & 0o777 == 0o600  # its permissions kept
     stamp = out.stat().st_mtime_ns
     assert drop_inconclusive(out) == 0 and out.stat().st_mtime_ns == stamp  # untouched
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -139,6 +140,7 @@ def drop_inconclusive(path: Path, is_inconclusive: Callable[[bytes], bool] = is_
         with temporary.open("wb") as stream:
             stream.writelines(kept)
             stream.flush()
+            os.fchmod(stream.fileno(), stat.S_IMODE(path.stat().st_mode))  # as it was
             os.fsync(stream.fileno())
         os.replace(temporary, path)
     finally:
