@@ -165,7 +165,9 @@ def prepare(text: str) -> str:
     shows nothing (:mod:`verifier.citations.invisibles`), LaTeX quotes as typographic
     ones, single spaces, no leading list number ("[12]", "12.")."""
     text = unicodedata.normalize("NFC", text[:MAX_PARSE_CHARS])  # "a" + U+0301 -> "á"
-    text = INVISIBLE.sub("", text.replace("*", ""))  # zero-width spaces, soft hyphens...
+    text = text.replace("*", "")
+    if not (text.isascii() and text.isprintable()):  # printable ASCII shows everything
+        text = INVISIBLE.sub("", text)  # zero-width spaces, soft hyphens...
     text = text.replace("``", "“").replace("''", "”").replace(",,", "„")
     text = " ".join(text.split())
     # The pattern is anchored at the start: its one possible match is the one there.
