@@ -114,12 +114,7 @@ def read_lines(path: Path) -> Iterator[dict[str, Any] | None]:
         for raw in stream:
             if not raw.strip() or not raw.endswith(b"\n"):
                 continue
-            try:
-                value = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                yield None
-                continue
-            yield value if isinstance(value, dict) else None
+            yield line_object(raw)
 
 
 def is_unfinished(line: dict[str, Any]) -> bool:

@@ -409,10 +409,9 @@ class RunPlan:
         """Usage errors that argparse cannot see (raises ConfigError). Touches no file."""
         check_retry(self.retry_inconclusive, force=self.force, output=self.output,
                     items="citations")
-        if self.retry_inconclusive and self.format_out != "jsonl":
-            raise ConfigError("--retry-inconclusive needs the jsonl output format")
         if self.resume and self.format_out != "jsonl":
-            raise ConfigError("--resume needs the jsonl output format")
+            option = "--retry-inconclusive" if self.retry_inconclusive else "--resume"
+            raise ConfigError(f"{option} needs the jsonl output format")
         if self.input_path != STDIN:
             if self.input_path.is_dir():
                 raise ConfigError(f"input {str(self.input_path)!r} is a directory, not a "

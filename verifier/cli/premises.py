@@ -293,13 +293,12 @@ def done_keys(path: Path, *, retry_inconclusive: bool = False
     statuses: Counter[str] = Counter()
     if not path.exists():
         return keys, statuses
+    from verifier.cli.output import line_object
+
     with path.open("rb") as handle:
         for line in handle:
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(obj, dict) and isinstance(obj.get("comment_id"), str):
+            obj = line_object(line)
+            if obj is not None and isinstance(obj.get("comment_id"), str):
                 if retry_inconclusive and obj.get("status") in RETRIED_STATUSES:
                     continue
                 key = (str(obj.get("paper_id") or ""), obj["comment_id"])

@@ -50,7 +50,8 @@ def add_serve_command(commands: Any) -> None:
                     "/metrics, and a web page at /. Stops on SIGINT or SIGTERM.")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on "
                        "(default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any)")
+    serve.add_argument("--port", type=whole_number(0, 65535), default=8080,
+                       help="port (default 8080; 0: any)")
     serve.add_argument("--keys-file", type=Path, metavar="FILE",
                        help=f"API keys, one per line (also: {KEYS_ENV}, comma-separated)")
     serve.add_argument("--open", action="store_true",
@@ -140,8 +141,6 @@ def service_keys(args: argparse.Namespace) -> tuple[str, ...]:
 def run_serve(args: argparse.Namespace) -> int:
     from verifier.service.config import ServiceConfig
 
-    if not 0 <= args.port <= 65535:
-        raise ConfigError(f"--port {args.port} is out of range 0..65535")
     settings = serve_settings(args)
     keys = service_keys(args)
     if not keys and not args.open:
