@@ -6,11 +6,18 @@ pages patterns and whether a space precedes it. Then each token gets its neighbo
 words, shapes and lexicons (a window of two either side, prefixed "-1:", "+1:" ...) and
 features of where it stands in the whole string: relative position, whether a year or a
 quote came before it, how many sentence ends precede it, bracket depth. Features are
-strings ("w=smith"), each with weight 1, the form python-crfsuite takes fastest.
+strings ("w=smith"), each with weight 1, the form python-crfsuite takes.
+
+:func:`lay_out` works out everything those features are made of, once per reference (a
+:class:`Layout`: each word's features, each token's context flags, its chunk, its
+neighbours' classes); :func:`featurize` spells the layout out as each token's list of
+strings (for training, and for python-crfsuite in a pure install), and the C decoder
+reads the same layout as the model's attribute ids (:mod:`.decode`). One order of
+features, defined by :class:`Layout`, serves both.
 
 Every feature string is interned (:func:`sys.intern`), and so are the model's attribute
 names in the C decoder's dictionary (:mod:`.decode`): a look-up there then finds its key
-by identity, without comparing the strings' characters (a fifth of the decoder's time).
+by identity, without comparing the strings' characters.
 The strings that depend on a word alone are made once per distinct word
 (:func:`_word`), those that depend on two neighbours' classes once per pair of classes
 (:func:`_pair`), the rest come from tables: no feature string is built per token.
@@ -306,13 +313,61 @@ def _sentence_features(
     return sentence_of, starts, feats
 
 
-def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
-    """The features of every token of one reference (one list per token).
-    ``author_end``: where the rule parser's author scan ends (0: no author list found);
-    tokens before it get "rule_author"."""
+CONTEXT_BEFORE = ("first", "last", "sent_start", "rule_author")
+"""The context features a token gets before its sentence's and chunk's, in this order,
+flagged by bits 0-3 of its :attr:`Layout.flags` entry."""
+CONTEXT_AFTER = ("after_year", "after_in", "after_quote", "after_editor", "in_quote",
+                 "in_bracket")
+"""The context features it gets after them, in this order, flagged by bits 4-9."""
+ENDED_SHIFT = 10
+"""A :attr:`Layout.flags` entry shifted right by this is how many sentence ends precede
+its token, 4 for four and more."""
+POSITIONS = _POSITION
+"""The relative-position features, ``POSITIONS[10 * i // count]`` for token ``i``."""
+ENDS_BEFORE = _ENDS
+"""The sentence-ends features, by a flags entry's count of ends (0-4)."""
+EDGES = _EDGES
+"""What a token at the edge gets for the missing neighbour at offset -2, -1, +1, +2."""
+_FIRST, _LAST, _SENT_START, _RULE_AUTHOR = 1, 2, 4, 8
+_AFTER_YEAR, _AFTER_IN, _AFTER_QUOTE, _AFTER_EDITOR, _IN_QUOTE, _IN_BRACKET = (
+    16, 32, 64, 128, 256, 512)
+
+
+class Layout(NamedTuple):
+    """What :func:`featurize` turns into feature strings, token by token; the C decoder
+    (:mod:`.decode`) reads the same into attribute ids, so the two give one sequence of
+    features (each token's, in :func:`featurize`'s order):
+
+    1. its word's own features (``infos[i].own``);
+    2. ``POSITIONS[10 * i // count]``, ``ENDS_BEFORE[e]`` and ``infos[i].ends[min(e, 3)]``,
+       ``e`` being ``flags[i] >> ENDED_SHIFT``;
+    3. the :data:`CONTEXT_BEFORE` features its flags set;
+    4. ``placed[chunk_of[i]]``: its sentence's features, then its chunk's;
+    5. the :data:`CONTEXT_AFTER` features its flags set;
+    6. its neighbours' window features: token ``i - 2``'s ``window[0]``, ``i - 1``'s
+       ``window[1]``, ``i + 1``'s ``window[2]``, ``i + 2``'s ``window[3]``, each
+       ``(EDGES[k],)`` where that neighbour is missing;
+    7. ``pairs[i - 1][1]`` when ``i > 0``, then ``pairs[i][0]`` when ``i + 1 < count``.
+    """
+
+    infos: list[WordInfo]
+    """Each token's :class:`WordInfo`."""
+    flags: list[int]
+    """Each token's context bits and sentence ends (see the constants above)."""
+    chunk_of: list[int]
+    """Each token's chunk, an index into ``placed``."""
+    placed: list[list[str]]
+    """Each chunk's features: its sentence's, then its own."""
+    pairs: list[tuple[str, str]]
+    """The class-pair features of tokens ``i`` and ``i + 1`` (:func:`_pair`)."""
+
+
+def lay_out(tokens: Sequence[Token], author_end: int = 0) -> Layout:
+    """Everything about the tokens of one reference that their features are made of
+    (see :class:`Layout`); ``author_end`` as for :func:`featurize`."""
     count = len(tokens)
     if not count:
-        return []
+        return Layout([], [], [], [], [])
     infos = [
         _word(t.text, i == 0 or tokens[i - 1].end < t.start) for i, t in enumerate(tokens)
     ]
@@ -325,61 +380,39 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
     # features follow its sentence's, joined once per chunk rather than per token.
     placed = [sentence_feats[sentence_of[start]] + chunk
               for start, chunk in zip(chunk_starts, chunk_feats, strict=True)]
-    windows = [info.window for info in infos]
-    edges = _EDGES
-    # The neighbour features each token receives, edges padded: before2[i] comes from
-    # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
-    before2 = [(edges[0],), (edges[0],), *(w[0] for w in windows)]
-    before1 = [(edges[1],), *(w[1] for w in windows)]
-    after1 = [*(w[2] for w in windows[1:]), (edges[2],)]
-    after2 = [*(w[3] for w in windows[2:]), (edges[3],), (edges[3],)]
-    # pairs[i]: the features of tokens i and i + 1's classes.
     pairs = [_pair(classes[i], classes[i + 1]) for i in range(count - 1)]
     # The module's tables as locals: compiled, a module global is a dictionary look-up
     # at each use.
-    positions, ends_before, quotes, opening, closing = _POSITION, _ENDS, _QUOTES, _OPEN, _CLOSE
-    result: list[list[str]] = []
+    quotes, opening, closing = _QUOTES, _OPEN, _CLOSE
+    flags: list[int] = []
     year_seen = quote_open = sentence_start = in_seen = quote_closed = editor_seen = False
     ended = depth = 0
+    last = count - 1
     for i in range(count):
         info = infos[i]
         is_year, is_in, is_editor = info.flags
-        feats = [
-            *info.own,
-            positions[10 * i // count],
-            ends_before[ended if ended < 4 else 4],
-            info.ends[ended if ended < 3 else 3],
-        ]
+        bits = (ended if ended < 4 else 4) << ENDED_SHIFT
         if i == 0:
-            feats.append("first")
-        if i == count - 1:
-            feats.append("last")
+            bits |= _FIRST
+        if i == last:
+            bits |= _LAST
         if sentence_start:
-            feats.append("sent_start")
+            bits |= _SENT_START
         if tokens[i].start < author_end:
-            feats.append("rule_author")
-        feats += placed[chunk_of[i]]
+            bits |= _RULE_AUTHOR
         if year_seen:
-            feats.append("after_year")
+            bits |= _AFTER_YEAR
         if in_seen:
-            feats.append("after_in")
+            bits |= _AFTER_IN
         if quote_closed:
-            feats.append("after_quote")
+            bits |= _AFTER_QUOTE
         if editor_seen:
-            feats.append("after_editor")
+            bits |= _AFTER_EDITOR
         if quote_open:
-            feats.append("in_quote")
+            bits |= _IN_QUOTE
         if depth:
-            feats.append("in_bracket")
-        feats += before2[i]
-        feats += before1[i]
-        feats += after1[i]
-        feats += after2[i]
-        if i > 0:
-            feats.append(pairs[i - 1][1])
-        if i + 1 < count:
-            feats.append(pairs[i][0])
-        result.append(feats)
+            bits |= _IN_BRACKET
+        flags.append(bits)
         word = tokens[i].text
         if word in quotes:
             was_open = quote_open
@@ -403,4 +436,50 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
         sentence_start = ends[i]
         if sentence_start:
             ended += 1
+    return Layout(infos, flags, chunk_of, placed, pairs)
+
+
+def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
+    """The features of every token of one reference (one list per token), in the order
+    :class:`Layout` gives. ``author_end``: where the rule parser's author scan ends (0: no
+    author list found); tokens before it get "rule_author"."""
+    count = len(tokens)
+    if not count:
+        return []
+    infos, flags, chunk_of, placed, pairs = lay_out(tokens, author_end)
+    windows = [info.window for info in infos]
+    edges = _EDGES
+    # The neighbour features each token receives, edges padded: before2[i] comes from
+    # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
+    before2 = [(edges[0],), (edges[0],), *(w[0] for w in windows)]
+    before1 = [(edges[1],), *(w[1] for w in windows)]
+    after1 = [*(w[2] for w in windows[1:]), (edges[2],)]
+    after2 = [*(w[3] for w in windows[2:]), (edges[3],), (edges[3],)]
+    positions, ends_before = _POSITION, _ENDS
+    context_before, context_after = CONTEXT_BEFORE, CONTEXT_AFTER
+    result: list[list[str]] = []
+    for i in range(count):
+        info = infos[i]
+        bits = flags[i]
+        ended = bits >> ENDED_SHIFT
+        feats = [
+            *info.own,
+            positions[10 * i // count],
+            ends_before[ended],
+            info.ends[ended if ended < 3 else 3],
+        ]
+        if bits & 15:
+            feats += [name for k, name in enumerate(context_before) if bits >> k & 1]
+        feats += placed[chunk_of[i]]
+        if bits & 1008:
+            feats += [name for k, name in enumerate(context_after) if bits >> (k + 4) & 1]
+        feats += before2[i]
+        feats += before1[i]
+        feats += after1[i]
+        feats += after2[i]
+        if i > 0:
+            feats.append(pairs[i - 1][1])
+        if i + 1 < count:
+            feats.append(pairs[i][0])
+        result.append(feats)
     return result
