@@ -1,7 +1,9 @@
 """The CRF parser's C decoder (``crf/_decode.c`` over the tables ``crf/model_file.py``
 reads) labels exactly as python-crfsuite's tagger does with the same model: on every
 text of the parsing gold data, and on feature lists made up to hit what a reference
-rarely has (unknown features, repeats, tokens with no known feature, one token)."""
+rarely has (unknown features, repeats, tokens with no known feature, one token). Read
+from a reference's layout as attribute ids (``TableTagger.label``), it adds the very
+features ``featurize`` gives, in its order, for every gold text and for made-up text."""
 
 from __future__ import annotations
 
@@ -17,13 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.citations.parsing.crf import features as crf_features
-from verifier.citations.parsing.crf.features import featurize
-from verifier.citations.parsing.crf.model import MODEL_PATH, tagger
+from verifier.citations.parsing.crf import word_ids
+from verifier.citations.parsing.crf.features import featurize, lay_out
+from verifier.citations.parsing.crf.model import MODEL_PATH, LibraryTagger, tagger
 from verifier.citations.parsing.crf.model_file import ModelTables, read_model
 from verifier.citations.parsing.crf.parse import author_end
-from verifier.citations.parsing.crf.tokens import tokenize
+from verifier.citations.parsing.crf.tokens import Token, tokenize
 from verifier.citations.parsing.text import prepare
 from verifier.native import is_compiled
+from verifier.value_memos import forget_all
 
 if TYPE_CHECKING:
     from verifier.citations.parsing.crf.decode import TableTagger
@@ -183,3 +187,131 @@ def test_a_file_that_is_not_a_model_is_named_in_the_error(tmp_path: Path) -> Non
         read_model(broken)
     with pytest.raises(OSError):
         read_model(tmp_path / "missing.crfsuite")
+
+
+def _known_ids(decoder: TableTagger, text: str) -> tuple[list[list[int]], list[list[int]]]:
+    """The ids the layout path adds for ``text``'s tokens, and those of featurize's
+    strings the model knows, in order."""
+    from verifier.citations.parsing.crf import _decode  # type: ignore[attr-defined]
+
+    prepared = prepare(text)
+    tokens, end = tokenize(prepared), author_end(prepared)
+    ids = decoder._ids
+    expected = [[ids[f] for f in token if f in ids] for token in featurize(tokens, end)]
+    return _decode.layout_ids(*decoder.layout_args(lay_out(tokens, end))), expected
+
+
+def test_the_layout_path_adds_featurizes_features_in_its_order_for_every_gold_text(
+        library: pycrfsuite.Tagger, decoder: TableTagger) -> None:
+    texts = _gold_texts()
+    differ = []
+    for text in texts:
+        got, expected = _known_ids(decoder, text)
+        if got != expected:
+            differ.append(text)
+    assert differ == []
+    mislabelled = []
+    for text in texts:
+        prepared = prepare(text)
+        tokens, end = tokenize(prepared), author_end(prepared)
+        if decoder.label(tokens, end) != library.tag(featurize(tokens, end)):
+            mislabelled.append(text)
+    assert mislabelled == []
+
+
+_MADE_UP = st.lists(st.sampled_from([*"Aa Zz.,;:\"“”„«»‘’'`()[]{}-–0129ivx&/", "In ", "in ",
+                                     "eds.", "Ed.", "http://x.org/a", "10.1000/x", "2004",
+                                     "Journal", "Press", "London", "Smith", "pp.", "  "]),
+                    max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MADE_UP, st.integers(min_value=0, max_value=130))
+def test_made_up_text_gets_the_same_features_and_labels_from_its_layout(
+        library: pycrfsuite.Tagger, decoder: TableTagger, text: str, end: int) -> None:
+    # Quotes opened and never closed, brackets closed before they open, sentence ends
+    # everywhere: the flags the layout carries must say what featurize says.
+    tokens = tokenize(text)
+    got = _decode_ids(decoder, tokens, end)
+    ids = decoder._ids
+    assert got == [[ids[f] for f in token if f in ids] for token in featurize(tokens, end)]
+    assert decoder.label(tokens, end) == library.tag(featurize(tokens, end))
+
+
+def _decode_ids(decoder: TableTagger, tokens: list[Token], end: int) -> list[list[int]]:
+    from verifier.citations.parsing.crf import _decode  # type: ignore[attr-defined]
+
+    ids: list[list[int]] = _decode.layout_ids(*decoder.layout_args(lay_out(tokens, end)))
+    return ids
+
+
+def test_the_library_tagger_labels_as_the_decoder_does(decoder: TableTagger) -> None:
+    # The pure-Python install's tagger: the same labels through the library.
+    pure = LibraryTagger(MODEL_PATH)
+    for text in _gold_texts()[:300]:
+        prepared = prepare(text)
+        tokens, end = tokenize(prepared), author_end(prepared)
+        assert pure.label(tokens, end) == decoder.label(tokens, end)
+    assert pure.label([]) == [] == decoder.label([])
+
+
+def test_word_blobs_are_bounded_emptied_with_the_value_memos_and_the_same_anew(
+        decoder: TableTagger, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = ("Smith, John, and Ann Jones. “A Title of Many Words.” Journal of Things, vol. 3, "
+            "no. 2, 2004, pp. 1–9.")
+    tokens = tokenize(text)
+    forget_all()
+    assert len(decoder._words) == 0
+    first = _decode_ids(decoder, tokens, 0)
+    assert 0 < len(decoder._words) <= len(tokens)
+    forget_all()
+    assert len(decoder._words) == 0
+    monkeypatch.setattr(word_ids, "WORDS_MAX", 3)  # emptied again and again
+    assert _decode_ids(decoder, tokens, 0) == first
+    assert 0 < len(decoder._words) <= 3
+
+
+def test_a_word_blob_leaves_out_what_the_model_lacks_and_marks_the_rest(
+        decoder: TableTagger) -> None:
+    info = lay_out(tokenize("Zqxjkvb"), 0).infos[0]
+    ids = decoder._ids
+    blob = array("i")
+    blob.frombytes(decoder._words.blob(info))
+    own = [ids[f] for f in info.own if f in ids]
+    assert len(own) < len(info.own)  # "w=zqxjkvb" is no attribute of the model
+    assert list(blob) == [len(own), *own, *(ids.get(f, -1) for f in info.ends),
+                          *(ids.get(f, -1) for pair in info.window for f in pair)]
+    assert -1 in blob
+
+
+def test_the_layout_decoder_refuses_what_does_not_fit(
+        decoder: TableTagger, tables: ModelTables) -> None:
+    from verifier.citations.parsing.crf import _decode  # type: ignore[attr-defined]
+
+    tokens = tokenize("Smith, J. 2004. A title. Journal 3: 1–9.")
+    words, flags, chunk_of, placed, pairs, ids, constants = decoder.layout_args(
+        lay_out(tokens, 0))
+    weights = (tables.state_weights, tables.transitions, len(tables.labels))
+
+    def tag(*args: object) -> list[int]:
+        labels: list[int] = _decode.tag_layout(*args, *weights)
+        return labels
+
+    assert len(tag(words, flags, chunk_of, placed, pairs, ids, constants)) == len(tokens)
+    with pytest.raises(ValueError, match="token 0's word blob has the wrong length"):
+        tag([words[0][:-4], *words[1:]], flags, chunk_of, placed, pairs, ids, constants)
+    with pytest.raises(TypeError, match="token 1's word blob is not bytes"):
+        tag([words[0], "x", *words[2:]], flags, chunk_of, placed, pairs, ids, constants)
+    with pytest.raises(ValueError, match="token 2's flags are out of range"):
+        tag(words, [*flags[:2], 5 << 10, *flags[3:]], chunk_of, placed, pairs, ids, constants)
+    with pytest.raises(ValueError, match="token 0's chunk is out of range"):
+        tag(words, flags, [len(placed), *chunk_of[1:]], placed, pairs, ids, constants)
+    with pytest.raises(ValueError, match="one token count"):
+        tag(words, flags, chunk_of, placed, pairs[:-1], ids, constants)
+    with pytest.raises(ValueError, match="29 ints"):
+        tag(words, flags, chunk_of, placed, pairs, ids, constants[:-4])
+    with pytest.raises(TypeError, match="pair 0"):
+        tag(words, flags, chunk_of, placed, [("a",), *pairs[1:]], ids, constants)
+    with pytest.raises(ValueError, match="out of range"):
+        tag(words, flags, chunk_of, placed, pairs, {pairs[0][0]: len(tables.attributes)},
+            constants)

@@ -17,9 +17,29 @@ MODEL_PATH = Path(__file__).parent / "model" / "parser.crfsuite"
 
 
 class Tagging(Protocol):
-    """What labels a reference: ``tag`` as ``pycrfsuite.Tagger.tag``."""
+    """What labels a reference: ``tag`` as ``pycrfsuite.Tagger.tag``, and ``label`` as
+    ``tag(featurize(tokens, author_end))``."""
 
     def tag(self, xseq: list[list[str]]) -> list[str]: ...
+
+    def label(self, tokens: Sequence[Token], author_end: int = 0) -> list[str]: ...
+
+
+class LibraryTagger:
+    """python-crfsuite's tagger over the model file, for an install without the C
+    decoder."""
+
+    def __init__(self, path: Path) -> None:
+        import pycrfsuite
+
+        self._tagger = pycrfsuite.Tagger()
+        self._tagger.open(str(path))
+
+    def tag(self, xseq: list[list[str]]) -> list[str]:
+        return list(self._tagger.tag(xseq))
+
+    def label(self, tokens: Sequence[Token], author_end: int = 0) -> list[str]:
+        return self.tag(featurize(tokens, author_end)) if tokens else []
 
 
 @cache
@@ -32,12 +52,7 @@ def tagger() -> Tagging:
     try:
         from .decode import TableTagger
     except ImportError:  # no _decode: a pure-Python install
-        import pycrfsuite
-
-        loaded = pycrfsuite.Tagger()
-        loaded.open(str(MODEL_PATH))
-        labelling: Tagging = loaded
-        return labelling
+        return LibraryTagger(MODEL_PATH)
     return TableTagger(model_file.read_model(MODEL_PATH))
 
 
@@ -59,6 +74,4 @@ def warm_up() -> None:
 def label(tokens: Sequence[Token], author_end: int = 0) -> list[str]:
     """The label of each token (an empty list for no tokens); ``author_end`` as for
     :func:`~.features.featurize`."""
-    if not tokens:
-        return []
-    return list(tagger().tag(featurize(tokens, author_end)))
+    return tagger().label(tokens, author_end)
