@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from verifier.cli.arg_types import (
+from verifier.arg_types import (
     non_negative_number,
     positive_number,
     positive_whole_number,

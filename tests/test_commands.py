@@ -78,7 +78,9 @@ def test_world_serve_options_are_parsed_by_the_product_cli(
     assert main(["world", "serve", "--demo", "--services", "scopus"]) == 2
     assert "invalid choice: 'scopus'" in capsys.readouterr().err
     assert main(["world", "serve", "--demo", "--time-scale", "0"]) == 2
-    assert "must be > 0" in capsys.readouterr().err
+    assert "--time-scale: '0' is not a positive number" in capsys.readouterr().err
+    assert main(["world", "serve", "--demo", "--jitter-s", "inf"]) == 2
+    assert "--jitter-s: 'inf' is not a non-negative number" in capsys.readouterr().err
     assert main(["world", "serve"]) == 2  # neither --corpus nor --demo
     assert "--corpus" in capsys.readouterr().err
 

@@ -17,14 +17,15 @@ from pathlib import Path
 import aiohttp
 import orjson
 import pytest
+from test_import_rules import WORLD_MAY_IMPORT
 from world_helpers import DEMO_DIR
 
 from verifier.world.process import WorldStartError, world_process
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLD = ROOT / "verifier" / "world"
-ALLOWED = ("verifier.identifiers", "verifier.world", "verifier.llm.types", "verifier.llm.offline")
-"""What of ``verifier`` the world may import: the identifiers, and itself."""
+ALLOWED = WORLD_MAY_IMPORT
+"""What of ``verifier`` the world may import (one list, in ``test_import_rules``)."""
 
 
 def _package_of(path: Path) -> str:

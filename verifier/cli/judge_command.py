@@ -10,7 +10,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .arg_types import whole_number
+from verifier.arg_types import whole_number
+
 from .locations import add_location_arguments
 
 

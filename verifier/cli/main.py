@@ -78,6 +78,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verifier.arg_types import MAX_CHECK_CONCURRENCY, check_concurrency, positive_number
 from verifier.citations.formats import FORMATS
 from verifier.citations.inputs import (
     AUTO,
@@ -101,7 +102,6 @@ from verifier.settings import (
 )
 
 from . import exit_codes
-from .arg_types import MAX_CHECK_CONCURRENCY, check_concurrency, positive_number
 from .commands import add_commands
 from .locations import add_location_arguments, location_pairs
 from .output import (

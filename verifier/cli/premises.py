@@ -47,10 +47,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from verifier.arg_types import positive_whole_number, whole_number
 from verifier.errors import ConfigError
 
 from . import exit_codes
-from .arg_types import positive_whole_number, whole_number
 
 if TYPE_CHECKING:
     from verifier.claims.checker import CommentItem, CommentResult, PremiseOptions

@@ -25,10 +25,10 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from verifier.arg_types import check_concurrency, non_negative_number, positive_number, whole_number
 from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 
-from .arg_types import check_concurrency, non_negative_number, positive_number, whole_number
 from .locations import add_location_arguments, location_pairs
 
 if TYPE_CHECKING:

@@ -41,6 +41,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier.arg_types import non_negative_number, positive_number, whole_number
+
 if TYPE_CHECKING:
     from .server import WorldHandle
 
@@ -59,36 +61,6 @@ STOPPED = "stopped"
 """The ``event`` of the JSON line printed when it stops (``--ready-json``)."""
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{value} is out of range 0..65535")
-    return value
-
-
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``serve`` to ``parser`` (any parser: the world's own or a
     sub-parser of another CLI). :func:`run_serve` takes the namespace it parses."""
@@ -97,8 +69,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     corpus.add_argument("--demo", action="store_true",
                         help="serve the demo corpus shipped with the package")
     parser.add_argument("--host", default="127.0.0.1", help="default: loopback")
-    parser.add_argument("--port", type=_port, default=0, help="0 picks a free port")
-    parser.add_argument("--time-scale", type=_positive, default=1.0, metavar="X",
+    parser.add_argument("--port", type=whole_number(0, 65535), default=0,
+                        help="0 picks a free port")
+    parser.add_argument("--time-scale", type=positive_number(), default=1.0, metavar="X",
                         help="divide every period (rate limits, Retry-After, fault windows, "
                              "days) by X; default 1")
     parser.add_argument("--scenario", type=Path, help="scripted faults (JSON)")
@@ -109,7 +82,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-budgets", action="store_true",
                         help="do not enforce daily budgets (OpenAlex credits, Google Books "
                              "queries per day)")
-    parser.add_argument("--jitter-s", type=_non_negative, default=JITTER_S, metavar="S",
+    parser.add_argument("--jitter-s", type=non_negative_number(), default=JITTER_S, metavar="S",
                         help="real seconds of arrival jitter every rate window tolerates "
                              f"(default {JITTER_S:g}; see fixtures/world/README.md)")
     parser.add_argument("--ready-json", action="store_true",

@@ -1,6 +1,9 @@
 """Value types for command-line options: each refuses a bad value in argparse's own error,
 which names the option ("argument --max-batch: 0 is out of range 1..100000"), before any
-command runs."""
+command runs.
+
+A leaf module (it imports only the standard library), so the product's CLI and the
+offline world's own (``verifier.world.cli``, which imports nothing of the CLI) share it."""
 
 from __future__ import annotations
 
