@@ -192,13 +192,11 @@ def test_a_file_that_is_not_a_model_is_named_in_the_error(tmp_path: Path) -> Non
 def _known_ids(decoder: TableTagger, text: str) -> tuple[list[list[int]], list[list[int]]]:
     """The ids the layout path adds for ``text``'s tokens, and those of featurize's
     strings the model knows, in order."""
-    from verifier.citations.parsing.crf import _decode  # type: ignore[attr-defined]
-
     prepared = prepare(text)
     tokens, end = tokenize(prepared), author_end(prepared)
     ids = decoder._ids
     expected = [[ids[f] for f in token if f in ids] for token in featurize(tokens, end)]
-    return _decode.layout_ids(*decoder.layout_args(lay_out(tokens, end))), expected
+    return _decode_ids(decoder, tokens, end), expected
 
 
 def test_the_layout_path_adds_featurizes_features_in_its_order_for_every_gold_text(

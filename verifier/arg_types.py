@@ -42,6 +42,9 @@ def positive_whole_number(unit: str = "") -> Callable[[str], int]:
     return parse
 
 
+port = whole_number(0, 65535)
+"""A TCP port; 0 lets the system pick a free one."""
+
 MAX_CHECK_CONCURRENCY = 1000
 """Most citations checked at once: ``verifier check --concurrency``, and each request or
 job of ``verifier serve --concurrency``."""

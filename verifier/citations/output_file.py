@@ -354,11 +354,8 @@ _END = b""
 
 def _parse_line(line: bytes) -> tuple[str, Status, bool, list[str]] | None:
     """(id, status, is input error, flags) of an output line, or None if it is not one."""
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict):
+    obj = line_object(line)
+    if obj is None:
         return None
     item_id, status, flags = obj.get("id"), obj.get("status"), obj.get("flags")
     if not isinstance(item_id, str) or not isinstance(status, str):

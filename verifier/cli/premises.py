@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from verifier.arg_types import positive_whole_number, whole_number
+from verifier.citations.output_file import line_object
 from verifier.errors import ConfigError
 
 from . import exit_codes
@@ -128,12 +129,9 @@ def detect_format(path: Path) -> str:
         for line in handle:
             if not line.strip():
                 continue
-            try:
-                first = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                return "jsonl"
-            if isinstance(first, dict) and ("manuscript_markdown" in first
-                                            or "reviews_raw_markdown" in first):
+            first = line_object(line)
+            if first is not None and ("manuscript_markdown" in first
+                                      or "reviews_raw_markdown" in first):
                 return "elife"
             return "jsonl"
     return "jsonl"
@@ -277,8 +275,6 @@ RETRIED_STATUSES = frozenset({"inconclusive", "input_error"})
 
 def is_retried_line(line: bytes) -> bool:
     """Whether an output line is one ``--retry-inconclusive`` checks again."""
-    from verifier.cli.output import line_object
-
     obj = line_object(line)
     return obj is not None and isinstance(obj.get("comment_id"), str) and \
         obj.get("status") in RETRIED_STATUSES
@@ -293,8 +289,6 @@ def done_keys(path: Path, *, retry_inconclusive: bool = False
     statuses: Counter[str] = Counter()
     if not path.exists():
         return keys, statuses
-    from verifier.cli.output import line_object
-
     with path.open("rb") as handle:
         for line in handle:
             obj = line_object(line)

@@ -25,7 +25,13 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from verifier.arg_types import check_concurrency, non_negative_number, positive_number, whole_number
+from verifier.arg_types import (
+    check_concurrency,
+    non_negative_number,
+    port,
+    positive_number,
+    whole_number,
+)
 from verifier.errors import ConfigError
 from verifier.settings import SOURCE_NAMES, Settings
 
@@ -50,7 +56,7 @@ def add_serve_command(commands: Any) -> None:
                     "/metrics, and a web page at /. Stops on SIGINT or SIGTERM.")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on "
                        "(default 127.0.0.1)")
-    serve.add_argument("--port", type=whole_number(0, 65535), default=8080,
+    serve.add_argument("--port", type=port, default=8080,
                        help="port (default 8080; 0: any)")
     serve.add_argument("--keys-file", type=Path, metavar="FILE",
                        help=f"API keys, one per line (also: {KEYS_ENV}, comma-separated)")

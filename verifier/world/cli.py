@@ -41,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier.arg_types import non_negative_number, positive_number, whole_number
+from verifier.arg_types import non_negative_number, port, positive_number
 
 if TYPE_CHECKING:
     from .server import WorldHandle
@@ -69,7 +69,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     corpus.add_argument("--demo", action="store_true",
                         help="serve the demo corpus shipped with the package")
     parser.add_argument("--host", default="127.0.0.1", help="default: loopback")
-    parser.add_argument("--port", type=whole_number(0, 65535), default=0,
+    parser.add_argument("--port", type=port, default=0,
                         help="0 picks a free port")
     parser.add_argument("--time-scale", type=positive_number(), default=1.0, metavar="X",
                         help="divide every period (rate limits, Retry-After, fault windows, "

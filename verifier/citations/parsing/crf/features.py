@@ -255,8 +255,10 @@ def _size_class(size: int) -> str:
     return str(size) if size < 4 else ("4-8" if size <= 8 else "9+")
 
 
-_POSITION = tuple(intern(f"pos={k}") for k in range(10))
-_ENDS = tuple(intern(f"ends={k}") for k in range(5))
+POSITIONS = tuple(intern(f"pos={k}") for k in range(10))
+"""The relative-position features, ``POSITIONS[10 * i // count]`` for token ``i``."""
+ENDS_BEFORE = tuple(intern(f"ends={k}") for k in range(5))
+"""The sentence-ends features, by a :attr:`Layout.flags` entry's count of ends (0-4)."""
 _MARK_FEATURES = {
     prefix: {mark: intern(f"{prefix}{mark[1:]}") for mark in _SENTENCE_MARKS.values()}
     for prefix in ("S", "C")
@@ -267,7 +269,8 @@ _SIZES = {prefix: tuple(intern(f"{prefix}:len={_size_class(size)}") for size in 
 """A sentence's or chunk's length feature by size (9 for 9 and more)."""
 _LEFT = {prefix: tuple(intern(f"{prefix}:left={k}") for k in range(3)) for prefix in ("S", "C")}
 """How many sentences or chunks follow one (0, 1, 2 for 2 and more)."""
-_EDGES = tuple(intern(edge) for edge in ("-2:edge", "-1:edge", "1:edge", "2:edge"))
+EDGES = tuple(intern(edge) for edge in ("-2:edge", "-1:edge", "1:edge", "2:edge"))
+"""What a token at the edge gets for the missing neighbour at offset -2, -1, +1, +2."""
 
 
 def _sentence_features(
@@ -322,15 +325,11 @@ CONTEXT_AFTER = ("after_year", "after_in", "after_quote", "after_editor", "in_qu
 ENDED_SHIFT = 10
 """A :attr:`Layout.flags` entry shifted right by this is how many sentence ends precede
 its token, 4 for four and more."""
-POSITIONS = _POSITION
-"""The relative-position features, ``POSITIONS[10 * i // count]`` for token ``i``."""
-ENDS_BEFORE = _ENDS
-"""The sentence-ends features, by a flags entry's count of ends (0-4)."""
-EDGES = _EDGES
-"""What a token at the edge gets for the missing neighbour at offset -2, -1, +1, +2."""
 _FIRST, _LAST, _SENT_START, _RULE_AUTHOR = 1, 2, 4, 8
 _AFTER_YEAR, _AFTER_IN, _AFTER_QUOTE, _AFTER_EDITOR, _IN_QUOTE, _IN_BRACKET = (
     16, 32, 64, 128, 256, 512)
+_BEFORE_BITS = (1 << len(CONTEXT_BEFORE)) - 1
+_AFTER_BITS = ((1 << len(CONTEXT_AFTER)) - 1) << len(CONTEXT_BEFORE)
 
 
 class Layout(NamedTuple):
@@ -448,14 +447,14 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
         return []
     infos, flags, chunk_of, placed, pairs = lay_out(tokens, author_end)
     windows = [info.window for info in infos]
-    edges = _EDGES
+    edges = EDGES
     # The neighbour features each token receives, edges padded: before2[i] comes from
     # token i-2 ("-2:w=..."), after1[i] from token i+1, and so on.
     before2 = [(edges[0],), (edges[0],), *(w[0] for w in windows)]
     before1 = [(edges[1],), *(w[1] for w in windows)]
     after1 = [*(w[2] for w in windows[1:]), (edges[2],)]
     after2 = [*(w[3] for w in windows[2:]), (edges[3],), (edges[3],)]
-    positions, ends_before = _POSITION, _ENDS
+    positions, ends_before = POSITIONS, ENDS_BEFORE
     context_before, context_after = CONTEXT_BEFORE, CONTEXT_AFTER
     result: list[list[str]] = []
     for i in range(count):
@@ -468,11 +467,12 @@ def featurize(tokens: Sequence[Token], author_end: int = 0) -> list[list[str]]:
             ends_before[ended],
             info.ends[ended if ended < 3 else 3],
         ]
-        if bits & 15:
+        if bits & _BEFORE_BITS:
             feats += [name for k, name in enumerate(context_before) if bits >> k & 1]
         feats += placed[chunk_of[i]]
-        if bits & 1008:
-            feats += [name for k, name in enumerate(context_after) if bits >> (k + 4) & 1]
+        if bits & _AFTER_BITS:
+            feats += [name for k, name in enumerate(context_after, len(context_before))
+                      if bits >> k & 1]
         feats += before2[i]
         feats += before1[i]
         feats += after1[i]

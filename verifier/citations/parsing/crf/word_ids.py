@@ -32,8 +32,8 @@ class WordIds:
 
     def __init__(self, ids: dict[str, int]) -> None:
         self._ids = ids
-        # By the id of the WordInfo, which the entry holds (so no other object can take
-        # that id while it is there): an int's hash, where the WordInfo's own is a hash of
+        # By the id of the WordInfo, which the entry holds, so no other object can take
+        # that id while it is there: an int's hash, where the WordInfo's own is a hash of
         # all its fields. features.py keeps one WordInfo per distinct word.
         self._memo: dict[int, tuple[WordInfo, bytes]] = {}
         register_memo(self._memo.clear)
@@ -48,7 +48,7 @@ class WordIds:
         found: list[bytes] = []
         for info in infos:
             entry = memo.get(id(info))
-            if entry is None or entry[0] is not info:
+            if entry is None:
                 entry = keep(memo, id(info), (info, self.blob(info)), WORDS_MAX)
             found.append(entry[1])
         return found
