@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import diskcache
+import orjson
 import pytest
 
 from verifier.errors import ConfigError
@@ -163,6 +164,43 @@ def test_encoding_layout_is_length_prefix_header_body() -> None:
     length = int.from_bytes(encoded[:4], "big")
     assert encoded[4 + length :] == BODY
     assert decode_response(encoded) == RESPONSE
+
+
+# What the real services send beside their answers (Crossref's, and a cookie as a
+# service behind a load balancer sets one), and the headers the readers look at.
+EXCHANGE_HEADERS = {
+    "date": "Sun, 06 Dec 2026 20:11:14 GMT", "server": "Jetty(9.4.40.v20210413)",
+    "content-length": "4551", "content-encoding": "gzip", "connection": "keep-alive",
+    "access-control-allow-origin": "*", "access-control-expose-headers": "Link",
+    "permissions-policy": "interest-cohort=()", "set-cookie": "AWSALB=secret-session; Path=/",
+}
+ANSWER_HEADERS = {
+    "content-type": "application/json", "x-rate-limit-limit": "50",
+    "x-rate-limit-interval": "1s", "x-api-pool": "polite", "x-ratelimit-remaining": "9",
+    "retry-after": "3", "x-should-retry": "true", "etag": "W/1", "link": "<x>; rel=next",
+}
+
+
+@pytest.mark.asyncio
+async def test_headers_about_the_exchange_are_not_stored(cache: ResponseCache) -> None:
+    response = HttpResponse(status=200, body=BODY,
+                            headers={**EXCHANGE_HEADERS, **ANSWER_HEADERS})
+    await cache.put("crossref", KEY, response, ttl_s=DAY)
+    got = await cache.get("crossref", KEY)
+    assert got is not None
+    assert dict(got.headers) == ANSWER_HEADERS
+    assert got.body == BODY and got.status == 200
+    # Nothing of the exchange (the session cookie above all) is on the disk.
+    [(_, _, _, _, value)] = raw_rows(cache.directory)
+    assert value is not None
+    assert b"secret-session" not in value and b"Jetty" not in value
+
+
+def test_entries_stored_with_every_header_still_read_whole() -> None:
+    # Entries written before headers were left out hold them all, and read as stored.
+    header = orjson.dumps({"status": 200, "headers": {**EXCHANGE_HEADERS, **ANSWER_HEADERS}})
+    old = decode_response(_framed(header, BODY))
+    assert dict(old.headers) == {**EXCHANGE_HEADERS, **ANSWER_HEADERS}
 
 
 unpickled: list[str] = []

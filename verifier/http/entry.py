@@ -5,12 +5,19 @@
     | header length N     |  "headers": {str: str}} (N bytes)  |          |
     +---------------------+------------------------------------+----------+
 
+The header keeps what describes the answer (its content type, the service's rate and
+retry headers, anything a reader may look at) and leaves out what describes only the
+exchange it came in: :data:`UNSTORED_HEADERS`. A warm run decodes every hit's header, so
+what is never read is never stored; and a session cookie, which is a credential, is
+never written to disk.
+
 Pure functions, compiled (``native-modules.txt``): a warm run decodes one entry per cache
 hit. :mod:`verifier.http.cache` stores and reads them (and says how they are keyed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import orjson
@@ -19,10 +26,32 @@ from .transport import HttpResponse
 
 _LENGTH_BYTES: Final = 4
 
+UNSTORED_HEADERS: Final = frozenset({
+    # The connection and the transfer: the body is stored whole and decoded, so these
+    # would misdescribe it (a stored body is never gzip, whatever the wire said).
+    "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
+    # The moment and the path it came by: the cache keeps its own store time.
+    "date", "age", "server", "via", "alt-svc", "x-powered-by",
+    # A browser's policies: nothing here is a browser.
+    "strict-transport-security", "permissions-policy", "report-to", "nel",
+    # A session: a cookie is a credential, never written to disk.
+    "set-cookie",
+})
+"""Response headers (lower-cased, as :class:`HttpResponse` holds them) never stored, with
+every header starting ``access-control-`` (a browser's cross-origin rules)."""
+
+
+def stored_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` less :data:`UNSTORED_HEADERS` and the ``access-control-`` ones."""
+    return {name: value for name, value in headers.items()
+            if name not in UNSTORED_HEADERS and not name.startswith("access-control-")}
+
 
 def encode_response(response: HttpResponse) -> bytes:
-    """The stored form of ``response``: length prefix, orjson header, raw body."""
-    header = orjson.dumps({"status": response.status, "headers": dict(response.headers)})
+    """The stored form of ``response``: length prefix, orjson header (status and the
+    :func:`stored_headers`), raw body."""
+    header = orjson.dumps({"status": response.status,
+                           "headers": stored_headers(response.headers)})
     return len(header).to_bytes(_LENGTH_BYTES, "big") + header + response.body
 
 
