@@ -352,6 +352,18 @@ async def test_verify_many_refuses_a_concurrency_that_is_not_a_whole_number_in_r
 
 
 @pytest.mark.asyncio
+async def test_verify_many_refuses_a_bad_concurrency_on_the_call() -> None:
+    # Checked when called, not when first iterated: the generator handed back is the
+    # checker's own, with nothing wrapped round it to defer the check to.
+    async with scripted_server({}) as s, \
+            Verifier(settings_for(s), policies=policies()) as v:
+        with pytest.raises(ValueError, match="concurrency"):
+            v.verify_many([CITATION], concurrency=0)
+        with pytest.raises(TypeError, match="concurrency"):
+            v.citations.check_many([], concurrency="8")  # type: ignore[arg-type]
+
+
+@pytest.mark.asyncio
 async def test_cancelling_verify_many_leaves_no_tasks_behind() -> None:
     hang = Reply(body=crossref_list(), delay=30.0)
     async with scripted_server({"/crossref/works": [hang],
@@ -382,7 +394,7 @@ async def test_breaking_out_of_verify_many_early_cancels_the_rest() -> None:
             gen = v.verify_many(texts, concurrency=4)
             async with asyncio.timeout(10):
                 first = await anext(gen)
-            await gen.aclose()  # type: ignore[attr-defined]
+            await gen.aclose()
             leftover = engine_tasks()
     assert first is not None
     assert leftover == []

@@ -26,8 +26,15 @@ off the event loop, for the pipelines that use them (see :meth:`Verifier.__aente
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from contextlib import aclosing
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -149,25 +156,26 @@ class Verifier:
         else raises ``TypeError``)."""
         return await self.citations.check(_as_item(citation, index), options)
 
-    async def verify_many(
+    def verify_many(
         self,
         citations: Iterable[CitationLike] | AsyncIterable[CitationLike],
         *,
         concurrency: int = 16,
         options: CheckOptions | None = None,
-    ) -> AsyncIterator[Report]:
+    ) -> AsyncGenerator[Report, None]:
         """Reports as each citation is decided (not in input order; ``Report.index`` is
         the input position). At most ``concurrency`` citations are in progress, and the
         input is read only as fast as they finish, so memory stays bounded for any input
         size. Closing or cancelling the iteration cancels the work in progress and leaves
         no task behind. An element that is neither text nor a :class:`CitationInput`
         raises ``TypeError`` naming its position when it is reached (text that holds no
-        citation is a per-item ``input_error`` report, as in the CLI)."""
-        async with aclosing(
-            self.citations.check_many(_numbered(citations), options, concurrency=concurrency)
-        ) as reports:
-            async for report in reports:
-                yield report
+        citation is a per-item ``input_error`` report, as in the CLI). A ``concurrency``
+        that is not a whole number in range raises on the call. The generator returned is
+        the checker's own (:meth:`CitationChecker.check_many
+        <verifier.citations.checker.CitationChecker.check_many>`), not one wrapped round
+        it: each report is handed on once."""
+        return self.citations.check_many(_numbered(citations), options,
+                                         concurrency=concurrency)
 
 
     @property

@@ -2,10 +2,11 @@
 
 A :class:`CitationChecker` takes an open :class:`~verifier.session.Session` (the transport,
 cache and paced clients it uses) and per-call :class:`~verifier.options.CheckOptions`; it
-owns no resources. For one citation, :meth:`CitationChecker.check` parses the text, asks
-the planner which sources to ask and how, runs identifier lookups together, then searches
-as many at a time as matches are still needed, and stops as soon as the agreement rule
-holds. Every source failure becomes a value in the report; only bugs propagate.
+owns no resources. For one citation, :meth:`CitationChecker.check` parses the text; then
+:func:`~verifier.citations.citation_check.check_parsed` asks the planner which sources to
+ask and how, runs identifier lookups together, then searches as many at a time as matches
+are still needed, and stops as soon as the agreement rule holds. Every source failure
+becomes a value in the report; only bugs propagate.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, aclosing
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from adapters import adapter_for
@@ -25,12 +24,11 @@ from adapters.base import Identity, SourceAdapter
 from verifier.concurrency import map_bounded
 from verifier.errors import ConfigError
 from verifier.http.deadline import Deadline
-from verifier.options import CheckOptions, ResolvedOptions, Strategy
+from verifier.options import CheckOptions, ResolvedOptions
 
+from .citation_check import check_parsed
 from .models import (
     INPUT_ERROR_FLAG,
-    BookCheck,
-    BookStatus,
     Citation,
     CitationInput,
     Report,
@@ -42,11 +40,7 @@ from .models import (
 from .normalize import normalize_title
 from .parse_store import ParseStore
 from .parsing import is_warm, parse_citation, warm_up
-from .plan_run import PlanRun
-from .planner import PlanStep, SourcePlan, StepKind, book_of, book_plan, plan_sources
-from .results_report import report_from_results
 from .source_client import SourceClient
-from .step_asker import SourceAsker
 from .verdict import AGREEMENT
 
 if TYPE_CHECKING:
@@ -55,10 +49,6 @@ if TYPE_CHECKING:
 MAX_CONCURRENCY = 10_000
 """Most citations one :meth:`CitationChecker.check_many` call checks at once (the command
 line and the service set lower bounds of their own)."""
-
-_DEADLINE_GRACE_S = 1.0
-"""Time past the deadline before unfinished sources are cut off (they fail by themselves
-at the deadline; this only bounds a stuck one)."""
 
 
 class CitationChecker:
@@ -126,7 +116,7 @@ class CitationChecker:
         finally:
             self.stats.finished += 1
 
-    async def check_many(
+    def check_many(
         self,
         items: Iterable[CitationInput] | AsyncIterable[CitationInput],
         options: CheckOptions | None = None,
@@ -135,18 +125,19 @@ class CitationChecker:
     ) -> AsyncGenerator[Report, None]:
         """Reports as each citation is decided (not in input order; ``Report.index`` is
         the input position), at most ``concurrency`` in progress, the input read only as
-        fast as they finish. Closing the iteration cancels the work in progress."""
+        fast as they finish. Closing the iteration cancels the work in progress.
+
+        The arguments are checked on the call (``TypeError`` or ``ValueError`` naming
+        ``concurrency``); the generator returned is :func:`map_bounded`'s own, not one
+        wrapped round it: each report is handed on once, not once per wrapper."""
         if isinstance(concurrency, bool) or not isinstance(concurrency, int):
             raise TypeError(f"concurrency must be a whole number, got {concurrency!r}")
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise ValueError(f"concurrency must be between 1 and {MAX_CONCURRENCY}, "
                              f"got {concurrency}")
         resolved = self._resolve(options)
-        async with aclosing(
-            map_bounded(items, lambda item: self.check(item, resolved), concurrency=concurrency)
-        ) as reports:
-            async for report in reports:
-                yield report
+        return map_bounded(items, lambda item: self.check(item, resolved),
+                           concurrency=concurrency)
 
     def _resolve(self, options: CheckOptions | ResolvedOptions | None) -> ResolvedOptions:
         if isinstance(options, ResolvedOptions):
@@ -164,30 +155,8 @@ class CitationChecker:
             item.text)
         if not normalize_title(citation.title) and citation.identifiers.is_empty():
             return self._unreadable(item, citation, time.perf_counter() - started)
-        clients = {n: c for n, c in self._clients.items() if n in options.sources}
-
-        def waiting() -> AbstractAsyncContextManager[None]:
-            return deadline.scope(_DEADLINE_GRACE_S)
-
-        main = PlanRun(SourceAsker(citation, clients, self.stats, deadline),
-                       independence=options.independence, waiting=waiting)
-        book: tuple[Citation, PlanRun] | None = None  # a chapter's book, and its run
-        try:
-            if options.strategy is Strategy.ALL_AT_ONCE:
-                steps = tuple(PlanStep(s, kind) for s in clients for kind in StepKind)
-                await main.run(SourcePlan(steps, ()), needed=1, width=len(steps))
-            else:
-                await main.run(plan_sources(citation, list(clients)), needed=AGREEMENT)
-                book_citation = book_of(citation)
-                if book_citation is not None and main.witnesses() < AGREEMENT:
-                    book_run = PlanRun(SourceAsker(book_citation, clients, self.stats, deadline),
-                                       independence=options.independence, waiting=waiting)
-                    book = (book_citation, book_run)
-                    await book_run.run(book_plan(book_citation, list(clients)), needed=1)
-        except TimeoutError:
-            pass  # sources still out are reported timed_out
-        return self._report(item, citation, main, book, options,
-                            time.perf_counter() - started)
+        return await check_parsed(item, citation, self._clients, self.stats,
+                                  self._unavailable, options, deadline, started)
 
     async def _citation_of(self, text: str) -> Citation:
         """The parse of ``text`` (HTML entities resolved). With a parse store: from the
@@ -243,39 +212,6 @@ class CitationChecker:
             error="no title or identifier found in the citation: nothing to look up",
         )
 
-    def _report(
-        self,
-        item: CitationInput,
-        citation: Citation,
-        main: PlanRun,
-        book: tuple[Citation, PlanRun] | None,
-        options: ResolvedOptions,
-        elapsed: float,
-    ) -> Report:
-        results: dict[str, SourceResult] = {
-            n: r for n, r in self._unavailable.items() if n in options.sources
-        }
-        results.update(main.results())
-        book_check = _book_check(*book) if book is not None else None
-        if book_check is not None:
-            book_check = replace(book_check, sources=self._redacted(book_check.sources))
-        return report_from_results(
-            item, citation, self._redacted(results), main.flags,
-            independence=options.independence, elapsed=elapsed, book=book_check)
-
-    def _redacted(self, results: Mapping[str, SourceResult]) -> dict[str, SourceResult]:
-        """``results`` with no credential in an error or reason: the last line of defence
-        before a report is written (errors are redacted where they are made, too)."""
-        redact = self.stats.redact
-        redacted: dict[str, SourceResult] = {}
-        for name, result in results.items():
-            error = result.error and redact(result.error)
-            reason = result.reason and redact(result.reason)
-            # A result redaction leaves as it is is kept, not copied (it is immutable).
-            redacted[name] = result if error == result.error and reason == result.reason \
-                else replace(result, error=error, reason=reason)
-        return redacted
-
 
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.I)
 
@@ -293,17 +229,3 @@ def without_entities(text: str) -> str:
 def citation_of_text(text: str) -> Citation:
     """The parsed citation of a free-text reference, HTML entities resolved first."""
     return parse_citation(without_entities(text))
-
-
-def _book_check(book: Citation, run: PlanRun) -> BookCheck:
-    results = run.results()
-    found = tuple(s for s, r in results.items() if r.status is SourceStatus.MATCH)
-    if found:
-        status = BookStatus.FOUND
-    elif any(r.status.failed for r in results.values()) or not any(
-        r.status.answered for r in results.values()
-    ):
-        status = BookStatus.INCONCLUSIVE
-    else:
-        status = BookStatus.NOT_FOUND
-    return BookCheck(status, book.title, found, results)
