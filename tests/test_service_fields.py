@@ -11,6 +11,8 @@ import orjson
 import pytest
 
 from verifier.claims.aggregate import Aggregate, Field
+from verifier.claims.checker import PremiseOptions, phrasings_allowed
+from verifier.claims.prompt_files import QUESTIONS
 from verifier.service.claims_requests import (
     JUDGE_COMMENT_FIELDS,
     JUDGE_FIELDS,
@@ -142,6 +144,20 @@ def test_premise_options_are_read_with_their_json_types() -> None:
     assert options.aggregate is Aggregate.MEAN and options.field is Field.MACHINE_LEARNING
     assert options.routing is False and options.holistic_only is True
     assert options.phrasings == 2
+
+
+def test_the_service_takes_the_phrasings_every_premise_check_takes() -> None:
+    # One range (phrasings_allowed), read by the options, the command and the service.
+    low, high = phrasings_allowed()
+    assert (low, high) == (1, QUESTIONS.max_phrasings)
+    assert premise_options({"phrasings": high}).phrasings == high == \
+        PremiseOptions(phrasings=high).phrasings
+    for outside in (low - 1, high + 1):
+        problem = _premises({"paper": PAPER, "comment": "y",
+                             "options": {"phrasings": outside}})
+        assert problem.kind == "out-of-range" and f"{low}..{high}" in problem.detail
+        with pytest.raises(ValueError, match=f"{low}..{high}"):
+            PremiseOptions(phrasings=outside)
 
 
 @pytest.mark.parametrize(("options", "item"), [

@@ -75,6 +75,13 @@ class CommentStatus(StrEnum):
     INPUT_ERROR = "input_error"
 
 
+def phrasings_allowed() -> tuple[int, int]:
+    """The fewest and the most phrasings of the verifying question a check may average:
+    1 … what every section of the question file holds. The one statement of the range,
+    read by :class:`PremiseOptions`, ``verifier premises --phrasings`` and the service."""
+    return 1, QUESTIONS.max_phrasings
+
+
 @dataclass(frozen=True, slots=True)
 class PremiseOptions:
     """How comments are checked (per checker, or per call)."""
@@ -92,9 +99,9 @@ class PremiseOptions:
     """Per-comment deadline handed to the models (None: none)."""
 
     def __post_init__(self) -> None:
-        if not 1 <= self.phrasings <= QUESTIONS.max_phrasings:
-            raise ValueError(f"phrasings must be 1..{QUESTIONS.max_phrasings}, "
-                             f"got {self.phrasings}")
+        low, high = phrasings_allowed()
+        if not low <= self.phrasings <= high:
+            raise ValueError(f"phrasings must be {low}..{high}, got {self.phrasings}")
         if self.paper_tokens < 1:
             raise ValueError("paper_tokens must be positive")
         if self.deadline_s is not None and not self.deadline_s > 0:

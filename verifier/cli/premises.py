@@ -315,14 +315,13 @@ def run_models(session: Session) -> tuple[DecisionModel, ChatModel]:
 
 def _options(args: argparse.Namespace) -> PremiseOptions:
     from verifier.claims.aggregate import Aggregate, Field
-    from verifier.claims.checker import PremiseOptions
+    from verifier.claims.checker import PremiseOptions, phrasings_allowed
     from verifier.claims.paper_context import DEFAULT_BUDGET
-    from verifier.claims.prompt_files import QUESTIONS
 
     # The range of --phrasings is the question file's, read only once a run starts.
-    if not 1 <= args.phrasings <= QUESTIONS.max_phrasings:
-        raise ConfigError(f"--phrasings {args.phrasings} is out of range "
-                          f"1..{QUESTIONS.max_phrasings}")
+    low, high = phrasings_allowed()
+    if not low <= args.phrasings <= high:
+        raise ConfigError(f"--phrasings {args.phrasings} is out of range {low}..{high}")
     return PremiseOptions(field=Field(args.field), aggregate=Aggregate(args.aggregate),
                           routing=not args.no_route, phrasings=args.phrasings,
                           holistic_only=args.holistic,

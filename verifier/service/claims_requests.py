@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.claims.aggregate import Aggregate, Field
-from verifier.claims.checker import PremiseOptions
-from verifier.claims.prompt_files import QUESTIONS
+from verifier.claims.checker import PremiseOptions, phrasings_allowed
 from verifier.judge.inputs import PaperInput
 from verifier.judge.pipeline import CommentInput
 
@@ -93,8 +92,8 @@ def premise_options(raw: Any) -> PremiseOptions:
         aggregate=Aggregate(one_of(raw.get("aggregate", default.aggregate.value),
                                    "aggregate", [a.value for a in Aggregate])),
         routing=boolean(raw.get("routing", default.routing), "routing"),
-        phrasings=whole_number(raw.get("phrasings", default.phrasings), "phrasings", 1,
-                               QUESTIONS.max_phrasings),
+        phrasings=whole_number(raw.get("phrasings", default.phrasings), "phrasings",
+                               *phrasings_allowed()),
         holistic_only=boolean(raw.get("holistic_only", default.holistic_only),
                               "holistic_only"),
     )
