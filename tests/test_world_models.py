@@ -547,6 +547,18 @@ async def test_the_servers_counters_match_what_the_client_read_from_usage() -> N
     assert served["throttled"] == {"requests": 1}
 
 
+@pytest.mark.asyncio
+async def test_the_model_list_is_counted_as_every_route_is() -> None:
+    async with endpoint(limited(rpm=6)) as (handle, transport):
+        listed = await transport.send(handle.url, HttpRequest(path="/v1/models"))
+        await transport.send(handle.base_url, chat_request())
+        served = orjson.loads((await transport.send(
+            handle.url, HttpRequest(path="/_world/usage"))).body)
+    assert listed.status == 200
+    assert served["requests"] == 2 and served["by_status"] == {"200": 2}
+    assert served["by_route"]["models"] == 1 and sum(served["by_route"].values()) == 2
+
+
 # ----------------------------------------------------------------------------- the world
 
 

@@ -229,10 +229,15 @@ class ModelWorld:
 
     async def serve(self, request: web.Request, route: str,
                     prepare: Callable[[ModelWorld, dict[str, Any]], Job]) -> web.Response:
+        return await self.counted(route, self._serve(request, prepare))
+
+    async def counted(self, route: str, answer: Awaitable[web.Response]) -> web.Response:
+        """``answer``, counted: one request on ``route`` when it arrives, and its status
+        once answered (every route's counting, in this one place)."""
         counters = self.counters
         counters.requests += 1
         counters.by_route[route] += 1
-        response = await self._serve(request, prepare)
+        response = await answer
         counters.by_status[response.status] += 1
         return response
 
@@ -729,10 +734,10 @@ def _route(name: str, prepare: Callable[[ModelWorld, dict[str, Any]], Job]
 
 async def _models(request: web.Request) -> web.Response:
     world = request.app[MODEL_WORLD]
-    counters = world.counters
-    counters.requests += 1
-    counters.by_route["models"] += 1
-    counters.by_status[200] += 1
+    return await world.counted("models", _model_list(world))
+
+
+async def _model_list(world: ModelWorld) -> web.Response:
     data = [{"id": model, "object": "model", "created": 1_790_000_000, "owned_by": "world",
              "max_model_len": world.options.max_context} for model in world.options.models]
     return web.json_response({"object": "list", "data": data},
