@@ -34,7 +34,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,16 +187,16 @@ def check_tree(tree: Path, bench: str | None = None, python: str = sys.executabl
 
 
 def subprocess_runner(bench: str, bench_args: Sequence[str], scratch: Path,
-                      compared: Compared, pythons: dict[str, str] | None = None) -> Runner:
+                      compared: Compared, pythons: Mapping[str, str]) -> Runner:
     """Run ``verifier bench BENCH`` from each tree in a process of its own (or, for a
     bench :attr:`Compared.timed_from_here`, this checkout's, told to time the tree), on
-    the tree's interpreter in ``pythons`` (default: this one)."""
+    the tree's interpreter: ``pythons[name]`` (``main`` fills in this interpreter for a
+    tree given none)."""
     counter = iter(range(1, 1_000_000))
 
     def run(name: str, tree: Path) -> dict[str, Any]:
         out = scratch / f"{name}-{next(counter)}.json"
-        python = (pythons or {}).get(name, sys.executable)
-        command = [python, "-m", "verifier", "bench", bench, *bench_args,
+        command = [pythons[name], "-m", "verifier", "bench", bench, *bench_args,
                    "--json", str(out)]
         if compared.timed_from_here:
             command += ["--cli-tree", str(tree)]
