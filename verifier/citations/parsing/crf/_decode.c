@@ -105,6 +105,22 @@ static int add_weights(double *score, const Tables *tables, Py_ssize_t attribute
     return 0;
 }
 
+/* A new list of the ``n`` ints at ``values``, or NULL with an exception set. */
+static PyObject *int_list(const int *values, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    if (list == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        PyObject *value = PyLong_FromLong(values[k]);
+        if (value == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, value);
+    }
+    return list;
+}
+
 /* The best label of each of ``count`` tokens (count > 0) given their state scores
  * (``state``, count * labels): a new list, or NULL with an exception set. */
 static PyObject *best_path(const double *state, Py_ssize_t count, const Tables *tables) {
@@ -156,17 +172,7 @@ static PyObject *best_path(const double *state, Py_ssize_t count, const Tables *
     for (Py_ssize_t t = count - 2; t >= 0; --t)
         path[t] = back[(t + 1) * labels + path[t + 1]];
 
-    result = PyList_New(count);
-    if (result == NULL)
-        goto done;
-    for (Py_ssize_t t = 0; t < count; ++t) {
-        PyObject *label = PyLong_FromLong(path[t]);
-        if (label == NULL) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, t, label);
-    }
+    result = int_list(path, count);
 done:
     free(alpha);
     free(back);
@@ -381,10 +387,13 @@ static int layout_read(Layout *layout, PyObject *words, PyObject *flags, PyObjec
     return 0;
 }
 
-/* The most ids token ``t`` can have (the size its buffer needs). */
-static Py_ssize_t most_ids(const Layout *layout, Py_ssize_t t) {
-    return layout->word[t][0] + 3 + CONTEXT_BEFORE + layout->most_placed + CONTEXT_AFTER
-           + 2 * 4 + 2;
+/* The most ids any token of the layout can have (the size a token's buffer needs). */
+static Py_ssize_t most_ids(const Layout *layout) {
+    int most_own = 0;
+    for (Py_ssize_t t = 0; t < layout->count; ++t)
+        if (layout->word[t][0] > most_own)
+            most_own = layout->word[t][0];
+    return most_own + 3 + CONTEXT_BEFORE + layout->most_placed + CONTEXT_AFTER + 2 * 4 + 2;
 }
 
 /* Token ``t``'s known features' ids into ``out``, in features.py's Layout order; returns
@@ -462,12 +471,8 @@ static PyObject *tag_layout(PyObject *self, PyObject *args) {
         result = PyList_New(0);
         goto done;
     }
-    Py_ssize_t most = 0;
-    for (Py_ssize_t t = 0; t < count; ++t)
-        if (most_ids(&layout, t) > most)
-            most = most_ids(&layout, t);
     state = calloc((size_t)(count * labels), sizeof(double));
-    ids = malloc(sizeof(int) * (size_t)most);
+    ids = malloc(sizeof(int) * (size_t)most_ids(&layout));
     if (!state || !ids) {
         PyErr_NoMemory();
         goto done;
@@ -505,32 +510,21 @@ static PyObject *layout_ids(PyObject *self, PyObject *args) {
                     &constants) < 0)
         goto done;
     result = PyList_New(layout.count);
-    if (result == NULL)
+    if (result == NULL || layout.count == 0)
         goto done;
+    ids = malloc(sizeof(int) * (size_t)most_ids(&layout));
+    if (!ids) {
+        PyErr_NoMemory();
+        Py_CLEAR(result);
+        goto done;
+    }
     for (Py_ssize_t t = 0; t < layout.count; ++t) {
-        ids = malloc(sizeof(int) * (size_t)most_ids(&layout, t));
-        if (!ids) {
-            PyErr_NoMemory();
-            Py_CLEAR(result);
-            goto done;
-        }
-        const Py_ssize_t n = token_ids(&layout, t, ids);
-        PyObject *token = PyList_New(n);
+        PyObject *token = int_list(ids, token_ids(&layout, t, ids));
         if (token == NULL) {
             Py_CLEAR(result);
             goto done;
         }
         PyList_SET_ITEM(result, t, token);
-        for (Py_ssize_t k = 0; k < n; ++k) {
-            PyObject *id = PyLong_FromLong(ids[k]);
-            if (id == NULL) {
-                Py_CLEAR(result);
-                goto done;
-            }
-            PyList_SET_ITEM(token, k, id);
-        }
-        free(ids);
-        ids = NULL;
     }
 
 done:
