@@ -20,6 +20,7 @@ from verifier.citations.models import (
     Status,
     WorkRecord,
 )
+from verifier.citations.output_file import inconclusive_report_ids
 from verifier.cli.output import (
     REPORT_KEYS,
     JsonlWriter,
@@ -294,3 +295,17 @@ def test_a_lingering_line_queue_with_a_small_bound_never_stalls(tmp_path: Path) 
 
     asyncio.run(main())
     assert path.read_bytes().count(b"\n") == 100
+
+
+def test_inconclusive_report_ids_leave_out_input_errors_repeats_and_cut_lines(
+        tmp_path: Path) -> None:
+    path = tmp_path / "out.jsonl"
+    path.write_bytes(
+        report_to_json(make_report("b", Status.INCONCLUSIVE))
+        + report_to_json(make_report("a", Status.VERIFIED))
+        + input_error_to_json(InputError("line 3", "x"), 2)  # inconclusive, but input
+        + report_to_json(make_report("c", Status.INCONCLUSIVE))
+        + report_to_json(make_report("b", Status.INCONCLUSIVE))  # the same item twice
+        + b"not a report\n"
+        + report_to_json(make_report("d", Status.INCONCLUSIVE))[:40])  # cut short
+    assert inconclusive_report_ids(path) == ["b", "c"]

@@ -311,6 +311,51 @@ async def test_a_job_runs_in_the_background_and_its_results_resume_by_offset(
 
 
 @pytest.mark.asyncio
+async def test_a_retry_checks_the_inconclusive_citations_again_as_a_new_job(
+        tmp_path: Path) -> None:
+    refs = "\n".join(demo_refs()[:4]).encode() + b"\n"
+    async with running_service(tmp_path) as running:
+        _, _, body = await post(running, "/v1/jobs?format=text", None, raw=refs)
+        first = await wait_for_job(running, orjson.loads(body)["id"])
+        assert first["state"] == "done" and first["counts"]["inconclusive"] == 0
+        status, _, body = await post(running, f"/v1/jobs/{first['id']}/retry", None, raw=b"")
+        assert (status, orjson.loads(body)["type"].rsplit("/", 1)[1]) == \
+            (422, "nothing-to-retry")
+        # As a source outage leaves them: two of the results were inconclusive.
+        results = running.app[JOBS].root / first["id"] / "results.jsonl"
+        data = await asyncio.to_thread(results.read_bytes)
+        lines = [orjson.loads(line) for line in data.splitlines()]
+        retried = sorted(line["id"] for line in lines[1:3])
+        for line in lines[1:3]:
+            line["status"] = "inconclusive"
+        await asyncio.to_thread(results.write_bytes,
+                                b"".join(orjson.dumps(line) + b"\n" for line in lines))
+        status, headers, body = await post(running, f"/v1/jobs/{first['id']}/retry", None,
+                                           raw=b"")
+        retry = orjson.loads(body)
+        assert status == 202 and headers["Location"] == f"/v1/jobs/{retry['id']}"
+        assert (retry["retry_of"], retry["total"]) == (first["id"], 2)
+        done = await wait_for_job(running, retry["id"])
+        assert done["state"] == "done" and done["done"] == 2
+        assert done["counts"]["inconclusive"] == 0
+        _, _, again = await get(running, f"/v1/jobs/{retry['id']}/results")
+        assert sorted(orjson.loads(line)["id"] for line in again.splitlines()) == retried
+        # The first job's lines, and so its offsets, are as they were.
+        _, headers, kept = await get(running, f"/v1/jobs/{first['id']}/results")
+        assert len(kept.splitlines()) == 4 and headers["X-Next-Offset"] == "4"
+        refused = [
+            await post(running, "/v1/jobs/nope/retry", None, raw=b""),
+            await post(running, f"/v1/jobs/{first['id']}/retry?sources=crossref", None,
+                       raw=b""),
+            await post(running, f"/v1/jobs/{first['id']}/retry", None, raw=b"x"),
+            await post(running, f"/v1/jobs/{first['id']}/retry", None, raw=b"", key=None),
+        ]
+    assert [(s, orjson.loads(b)["type"].rsplit("/", 1)[1]) for s, _, b in refused] == [
+        (404, "no-such-job"), (422, "unknown-field"), (422, "unexpected-body"),
+        (401, "unauthorized")]
+
+
+@pytest.mark.asyncio
 async def test_a_job_file_saved_as_utf16_is_recognised_and_read(tmp_path: Path) -> None:
     table = "id,citation_text\n" + "".join(
         f'r{n},"{ref}"\n' for n, ref in enumerate(demo_refs()[:3]))

@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from verifier.service.jobs import Job, JobStore
+from verifier.service.problems import Problem
 
 pytestmark = pytest.mark.asyncio
 
@@ -115,4 +116,78 @@ async def test_a_cancel_interrupted_while_its_job_stops_is_saved_and_still_cance
         await asyncio.sleep(0.01)
     assert saved["state"] == "cancelled"
     jobs.stopped.set()
+    await asyncio.wait_for(jobs.close(), 5)
+
+
+THREE_REFERENCES = (b"Smith, J. (2020). A title of a paper. Journal of Tests, 1(2), 3-4.\n"
+                    b"Jones, K. (2019). Another title. Journal of Tests, 2(1), 5-6.\n"
+                    b"Brown, L. (2018). A third title. Journal of Tests, 3(1), 7-8.\n")
+
+
+def finished_job(jobs: JobStore, results: list[dict[str, Any]], state: str = "done") -> Job:
+    """A job over THREE_REFERENCES, finished with ``results`` as its result lines."""
+    job = Job(id="first", format="text", options={"deadline_s": 7.0}, total=3,
+              created=1.0, caller="caller", state=state)
+    folder = jobs.root / job.id
+    folder.mkdir(parents=True)
+    (folder / "input").write_bytes(THREE_REFERENCES)
+    (folder / "job.json").write_bytes(orjson.dumps(job.record()))
+    (folder / "results.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in results))
+    jobs.jobs[job.id] = job
+    return job
+
+
+async def test_a_retry_is_a_new_job_over_the_inconclusive_citations_alone(
+        tmp_path: Path) -> None:
+    jobs = HeldJobs(tmp_path)
+    await jobs.start()
+    first = await asyncio.to_thread(finished_job, jobs, [
+        {"id": "L1", "status": "verified"},
+        {"id": "L2", "status": "inconclusive", "flags": []},
+        {"id": "L3", "status": "inconclusive", "flags": ["input_error"]},
+    ])
+    retry = await jobs.retry(first.id, "someone")
+    assert await asyncio.wait_for(jobs.started.get(), 5) == retry.id
+    assert (retry.only, retry.total, retry.retry_of) == (["L2"], 1, "first")
+    assert (retry.format, retry.options, retry.caller) == ("text", {"deadline_s": 7.0},
+                                                           "someone")
+    assert retry.view()["retry_of"] == "first"
+    folder = tmp_path / retry.id
+    assert (folder / "input").read_bytes() == THREE_REFERENCES
+    assert (folder / "results.jsonl").read_bytes() == b""
+    # What a restart reads back is the same retry: its ids and the job it retries.
+    saved = orjson.loads((folder / "job.json").read_bytes())
+    assert (saved["only"], saved["retry_of"], saved["total"]) == (["L2"], "first", 1)
+    # The first job's results are left as they were.
+    assert len((tmp_path / "first" / "results.jsonl").read_bytes().splitlines()) == 3
+    jobs.release.set()
+    await asyncio.wait_for(jobs.close(), 5)
+    store = JobStore(tmp_path, checker=cast(Any, None))
+    reloaded = {job.id: job for job in await asyncio.to_thread(store._load_all)}
+    assert (reloaded[retry.id].only, reloaded[retry.id].retry_of) == (["L2"], "first")
+    assert reloaded["first"].only is None
+
+
+async def test_a_retry_of_a_job_not_finished_or_with_nothing_inconclusive_is_refused(
+        tmp_path: Path) -> None:
+    jobs = HeldJobs(tmp_path)
+    await jobs.start()
+    running = await asyncio.to_thread(finished_job, jobs,
+                                      [{"id": "L2", "status": "inconclusive"}], "running")
+    with pytest.raises(Problem) as refused:
+        await jobs.retry(running.id, "caller")
+    assert (refused.value.status, refused.value.kind) == (409, "job-not-finished")
+    running.state = "done"
+    await asyncio.to_thread((tmp_path / running.id / "results.jsonl").write_bytes,
+                            b'{"id": "L1", "status": "verified"}\n'
+                            b'{"id": "L3", "status": "inconclusive", "flags": ["input_error"]}\n')
+    with pytest.raises(Problem) as refused:
+        await jobs.retry(running.id, "caller")
+    assert (refused.value.status, refused.value.kind) == (422, "nothing-to-retry")
+    with pytest.raises(Problem) as refused:
+        await jobs.retry("nope", "caller")
+    assert refused.value.status == 404
+    folders = await asyncio.to_thread(lambda: sorted(p.name for p in tmp_path.iterdir()))
+    assert folders == ["first"]  # no job folder made
+    assert list(jobs.jobs) == ["first"]
     await asyncio.wait_for(jobs.close(), 5)

@@ -118,6 +118,19 @@ def is_inconclusive_line(line: bytes) -> bool:
     return parsed is not None and parsed[1] is Status.INCONCLUSIVE
 
 
+def inconclusive_report_ids(path: Path) -> list[str]:
+    """The ids of the report lines in ``path`` whose status is inconclusive, input errors
+    left out (the same input reads the same way again), each once, in the file's order.
+    Lines that are not report lines (a cut-short last one) are passed over."""
+    found: dict[str, None] = {}
+    with path.open("rb") as stream:
+        for line in stream:
+            parsed = _parse_line(line) if line.strip() else None
+            if parsed is not None and parsed[1] is Status.INCONCLUSIVE and not parsed[2]:
+                found.setdefault(parsed[0])
+    return list(found)
+
+
 def drop_inconclusive(path: Path, is_inconclusive: Callable[[bytes], bool] = is_inconclusive_line
                       ) -> int:
     """Rewrite ``path`` without the lines ``is_inconclusive`` picks (default: report

@@ -53,7 +53,7 @@ from verifier.sources import summarize
 from .auth import CallerLimits, KeyRing, retry_after
 from .config import ServiceConfig
 from .fields import refuse_unknown
-from .jobs import JobStore
+from .jobs import Job, JobStore
 from .metrics import CONTENT_TYPE, Metrics
 from .openapi import openapi_document
 from .pipelines import mount as mount_pipelines
@@ -124,6 +124,7 @@ def create_app(config: ServiceConfig, session: Session) -> web.Application:
     app.router.add_get("/v1/jobs/{id}", _job)
     app.router.add_get("/v1/jobs/{id}/results", _job_results)
     app.router.add_delete("/v1/jobs/{id}", _cancel_job)
+    app.router.add_post("/v1/jobs/{id}/retry", _retry_job)
     mount_pipelines(app, session, checker)
     for method, path, handler in PIPELINE_ROUTES:
         app.router.add_route(method, path, handler)
@@ -390,8 +391,25 @@ async def _create_job(request: web.Request) -> web.Response:
     fmt = resolve_format(body, fmt, query.get("filename"))
     job = await app[JOBS].create(body, fmt, options_record(options), request[CALLER])
     app[METRICS].jobs_created.inc()
+    return _queued(job)
+
+
+def _queued(job: Job) -> web.Response:
+    """202 with the job just queued, and where to follow it."""
     return web.json_response(job.view(), status=202, dumps=lambda v: orjson.dumps(v).decode(),
                              headers={"Location": f"/v1/jobs/{job.id}"})
+
+
+async def _retry_job(request: web.Request) -> web.Response:
+    """A new job checking again the finished job's inconclusive citations (no body)."""
+    app = request.app
+    refuse_unknown(request.query, (), "the query")
+    if request.body_exists and (await request.read()).strip():
+        raise Problem(422, "unexpected-body", "a retry takes no body: it checks the job's "
+                      "own input again")
+    job = await app[JOBS].retry(request.match_info["id"], request[CALLER])
+    app[METRICS].jobs_created.inc()
+    return _queued(job)
 
 
 async def _job(request: web.Request) -> web.Response:

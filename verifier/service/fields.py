@@ -46,7 +46,7 @@ def refuse_unknown(value: Mapping[str, Any], known: Collection[str], where: str,
     if unknown:
         listed = ", ".join(repr(name) for name in unknown)
         raise Problem(422, kind, f"unknown field(s) {listed} in {where}; known: "
-                      f"{', '.join(sorted(known))}", item=unknown[0])
+                      f"{', '.join(sorted(known)) or 'none'}", item=unknown[0])
 
 
 def boolean(value: Any, name: str) -> bool:

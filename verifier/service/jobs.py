@@ -11,6 +11,13 @@ which drops a cut-short last line), so no result is lost or written twice.
 
 States: ``queued`` -> ``running`` -> ``done`` | ``cancelled`` (``DELETE``) | ``failed``.
 A shutdown leaves a running job ``running``: it resumes on the next start.
+
+A finished job's inconclusive citations (a source was down, a deadline ran out) are
+checked again by a *retry* (``POST /v1/jobs/{id}/retry``): a new job over a copy of the
+same input and options that checks only those citations (``only``) and names the job it
+retries (``retry_of``). The first job's results are never rewritten, so the offsets its
+results are paged by stay valid. Input errors are not retried: the stored input reads
+the same way again.
 """
 
 from __future__ import annotations
@@ -30,7 +37,13 @@ import orjson
 from verifier.citations.checker import CitationChecker
 from verifier.citations.inputs import InputItem, read_citations
 from verifier.citations.models import INPUT_ERROR_FLAG, CitationInput, Status
-from verifier.citations.output_file import JsonlWriter, LineQueue, Tally, scan_output
+from verifier.citations.output_file import (
+    JsonlWriter,
+    LineQueue,
+    Tally,
+    inconclusive_report_ids,
+    scan_output,
+)
 from verifier.citations.report import input_error_to_json, report_to_json
 from verifier.errors import InputError
 from verifier.threads import open_off_loop
@@ -58,11 +71,16 @@ class Job:
     tally: Tally = field(default_factory=Tally)
     lines: int = 0
     """Lines in the results file (what ``results?offset=`` counts)."""
+    only: list[str] | None = None
+    """The ids of the input's citations this job checks (a retry); None: all of them."""
+    retry_of: str | None = None
+    """The job whose inconclusive citations this one checks again (None: a new job)."""
 
     def record(self) -> dict[str, object]:
         return {"id": self.id, "format": self.format, "options": self.options,
                 "total": self.total, "created": self.created, "caller": self.caller,
-                "state": self.state, "error": self.error, "finished": self.finished}
+                "state": self.state, "error": self.error, "finished": self.finished,
+                "only": self.only, "retry_of": self.retry_of}
 
     def view(self) -> dict[str, object]:
         """What ``GET /v1/jobs/{id}`` answers."""
@@ -71,7 +89,7 @@ class Job:
         return {"id": self.id, "state": self.state, "total": self.total,
                 "done": self.tally.total, "counts": counts, "error": self.error,
                 "created": self.created, "finished": self.finished,
-                "results": f"/v1/jobs/{self.id}/results"}
+                "retry_of": self.retry_of, "results": f"/v1/jobs/{self.id}/results"}
 
 
 class JobStore:
@@ -128,7 +146,8 @@ class JobStore:
                 job = Job(id=data["id"], format=data["format"], options=data["options"],
                           total=data["total"], created=data["created"], caller=data["caller"],
                           state=data["state"], error=data.get("error"),
-                          finished=data.get("finished"))
+                          finished=data.get("finished"), only=data.get("only"),
+                          retry_of=data.get("retry_of"))
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 continue
             prior = scan_output(folder / "results.jsonl")
@@ -172,6 +191,35 @@ class JobStore:
         _write_atomic(folder / "job.json", job.record())
         (folder / "results.jsonl").touch()
         return total
+
+    async def retry(self, job_id: str, caller: str) -> Job:
+        """Queue a new job that checks again the inconclusive citations of the finished
+        job ``job_id`` (see the module docstring): 409 while that job is still queued or
+        running, 422 when it has no inconclusive citation (input errors aside)."""
+        original = self.get(job_id)
+        if original.state in ACTIVE:
+            raise Problem(409, "job-not-finished", f"job {job_id!r} is {original.state}: "
+                          "retry it once it has finished", item=job_id)
+        job = Job(id=uuid.uuid4().hex, format=original.format, options=original.options,
+                  total=0, created=time.time(), caller=caller, retry_of=original.id)
+        await asyncio.to_thread(self._store_retry, original, job)
+        self.jobs[job.id] = job
+        self._queue.put_nowait(job.id)
+        return job
+
+    def _store_retry(self, original: Job, job: Job) -> None:
+        source = self._dir(original.id)
+        ids = inconclusive_report_ids(source / "results.jsonl")
+        if not ids:
+            raise Problem(422, "nothing-to-retry", f"job {original.id!r} has no inconclusive "
+                          "citation to check again (input errors are not retried)",
+                          item=original.id)
+        job.only, job.total = ids, len(ids)
+        folder = self._dir(job.id)
+        folder.mkdir(parents=True)
+        (folder / "input").write_bytes((source / "input").read_bytes())
+        _write_atomic(folder / "job.json", job.record())
+        (folder / "results.jsonl").touch()
 
     async def cancel(self, job_id: str) -> Job:
         job = self.get(job_id)
@@ -259,9 +307,13 @@ class JobStore:
     async def _check(self, job: Job, items: list[InputItem], done: set[str],
                      lines: LineQueue) -> None:
         options = parse_options(job.options, self.checker.session.settings.sources)
+        only = None if job.only is None else frozenset(job.only)
 
         async def pending() -> AsyncIterator[CitationInput]:
             for position, item in enumerate(items):
+                if only is not None and (item.item if isinstance(item, InputError)
+                                         else item.id) not in only:
+                    continue
                 if isinstance(item, InputError):
                     if item.item not in done:
                         await self._put(job, lines, input_error_to_json(item, position),

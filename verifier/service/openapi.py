@@ -42,6 +42,8 @@ _JOB = {"type": "object", "required": ["id", "state", "total", "done", "counts"]
     "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
     "error": {"type": ["string", "null"]}, "results": {"type": "string"},
     "created": {"type": "number"}, "finished": {"type": ["number", "null"]},
+    "retry_of": {"type": ["string", "null"],
+                 "description": "the job whose inconclusive citations this one checks again"},
 }}
 _JOB_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
 
@@ -205,6 +207,13 @@ def openapi_document() -> dict[str, Any]:
                            "security": _AUTHED, "parameters": [_JOB_ID],
                            "responses": {"200": _ok("the job", _JOB),
                                          **_errors(401, 404, 429)}}},
+            "/v1/jobs/{id}/retry": {"post": {
+                "summary": "check a finished job's inconclusive citations again, as a new "
+                           "job (no body; input errors are not retried)",
+                "security": _AUTHED, "parameters": [_JOB_ID],
+                "responses": {"202": _ok("the new job, queued (retry_of names the first)",
+                                         _JOB),
+                              **_errors(401, 404, 409, 422, 429)}}},
             "/v1/jobs/{id}/results": {"get": {
                 "summary": "a job's result lines from an offset (resumable)",
                 "security": _AUTHED,
