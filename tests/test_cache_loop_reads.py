@@ -16,7 +16,7 @@ import pytest
 from verifier.errors import UnexpectedStatus
 from verifier.http import cache as cache_module
 from verifier.http import client as client_module
-from verifier.http.cache import UNDECIDED, ResponseCache
+from verifier.http.cache import READER_MMAP_BYTES, UNDECIDED, ResponseCache
 from verifier.http.client import NOT_CACHED, CachePolicy, Fetched, PacedClient
 from verifier.http.gate import SourceGate
 from verifier.http.mock import MockTransport
@@ -317,11 +317,16 @@ def test_the_loop_select_reads_one_row_or_none(tmp_path: Path) -> None:
     db.close()
 
 
-def test_the_loop_reader_maps_the_file_as_diskcache_does(cache: ResponseCache) -> None:
+def test_the_loop_reader_maps_a_file_of_the_size_limit_whole(cache: ResponseCache,
+                                                             tmp_path: Path) -> None:
     reader = cache._reader
     assert reader is not None
     (mapped,) = reader.execute("PRAGMA mmap_size").fetchone()
-    assert mapped == cache._cache.sqlite_mmap_size > 0
+    # As much as this SQLite maps at most (it lowers a larger figure to its ceiling):
+    ceiling = sqlite3.connect(tmp_path / "ceiling.db")
+    (most,) = ceiling.execute(f"PRAGMA mmap_size = {READER_MMAP_BYTES}").fetchone()
+    ceiling.close()
+    assert mapped == most >= cache._cache.size_limit  # diskcache's own default: 64 MB
 
 
 # Reads in one turn of the loop share one read transaction (a snapshot).

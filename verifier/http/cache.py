@@ -65,6 +65,17 @@ READ_BUSY_TIMEOUT_S = 0.005
 lock before giving up and leaving the read to the worker thread. Reads in WAL mode do not
 wait for writers, so this bounds only the rare checkpoint or recovery."""
 
+READER_MMAP_BYTES = 1 << 40
+"""How much of the database file the loop's reader maps (``PRAGMA mmap_size``): all of
+it, as far as SQLite allows (it lowers the figure to its build's ceiling, 2 GiB in common
+builds: above the default size limit). A read of a page inside the map is a memory
+access; outside it (and outside SQLite's small page cache) a ``pread`` system call. With
+diskcache's own default (64 MB) every cache past that size paid the call on most reads:
+random reads over a 384 MB cache took 13.4 µs of CPU each, 5.5 µs of it in the kernel,
+against 9.7 µs and none with the whole file mapped. Mapped pages are the system's page
+cache, shared and given back under memory pressure; the process's resident size counts
+those it has touched."""
+
 UNDECIDED: Any = object()
 """What :meth:`ResponseCache.get_now` returns when it could not read on the spot (a lock,
 an entry in a file, an entry to check further): ask :meth:`ResponseCache.get`."""
@@ -279,11 +290,9 @@ class ResponseCache:
                 isolation_level=None,
             )
             reader.execute("PRAGMA query_only = 1")
-            # Map the file as diskcache maps it on its own connection (its sqlite_mmap_size
-            # setting): a read of a page outside SQLite's small page cache is then a
-            # memory access rather than a pread system call, which in a warm run is
-            # most reads (measured: 3-5 us of system time per read saved).
-            reader.execute(f"PRAGMA mmap_size = {int(cache.sqlite_mmap_size)}")
+            # Map the whole file (READER_MMAP_BYTES): a warm run's reads are then memory
+            # accesses, not pread system calls.
+            reader.execute(f"PRAGMA mmap_size = {READER_MMAP_BYTES}")
             self._reader = reader
         except BaseException:
             cache.close()
