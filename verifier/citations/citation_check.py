@@ -90,10 +90,10 @@ async def check_parsed(
     }
     results.update(main.results())
     redact = stats.redact
-    book_check: BookCheck | None = None
-    if book is not None:
-        book_check = book_check_of(book[0], book[1].results())
-        book_check = replace(book_check, sources=redacted(book_check.sources, redact))
+    # Redaction leaves every status as it was: the book check is made from redacted
+    # results at once.
+    book_check = None if book is None else \
+        book_check_of(book[0], redacted(book[1].results(), redact))
     return report_from_results(
         item, citation, redacted(results, redact), main.flags,
         independence=options.independence, elapsed=time.perf_counter() - started,

@@ -188,8 +188,7 @@ class JobStore:
             raise Problem(413, "batch-too-large", f"{total} citations in one job; at most "
                           f"{self.max_citations}")
         job.total = total
-        _write_atomic(folder / "job.json", job.record())
-        (folder / "results.jsonl").touch()
+        _open_results(folder, job)
         return total
 
     async def retry(self, job_id: str, caller: str) -> Job:
@@ -218,8 +217,7 @@ class JobStore:
         folder = self._dir(job.id)
         folder.mkdir(parents=True)
         (folder / "input").write_bytes((source / "input").read_bytes())
-        _write_atomic(folder / "job.json", job.record())
-        (folder / "results.jsonl").touch()
+        _open_results(folder, job)
 
     async def cancel(self, job_id: str) -> Job:
         job = self.get(job_id)
@@ -358,6 +356,13 @@ def _write_atomic(path: Path, value: Any) -> None:
         stream.flush()
         os.fsync(stream.fileno())
     os.replace(temporary, path)
+
+
+def _open_results(folder: Path, job: Job) -> None:
+    """The last step of storing a job whose input is in ``folder``: its state, and its
+    empty results file."""
+    _write_atomic(folder / "job.json", job.record())
+    (folder / "results.jsonl").touch()
 
 
 def _count_lines(path: Path) -> int:
