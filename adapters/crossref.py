@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from verifier.citations.candidates import Candidate
 from verifier.citations.models import Author, Citation, Identifiers, WorkRecord, WorkType
@@ -13,6 +13,7 @@ from verifier.http.policy import RateClass, SourcePolicy
 from verifier.http.service import Identification, ServiceDeclaration, one_class
 from verifier.http.transport import HttpRequest, HttpResponse
 
+from ._lazy_json import crossref_works, work_item
 from ._memo import RecordMemo, item_key
 from ._text import (
     bare_doi,
@@ -27,6 +28,9 @@ from ._text import (
     strip_retracted_prefix,
 )
 from .base import Identity, RateHint, SourceAdapter
+
+if TYPE_CHECKING:
+    from msgspec import Raw
 
 _SELECT = (
     "DOI,title,subtitle,author,editor,issued,published,container-title,type,ISBN,ISSN,"
@@ -133,21 +137,12 @@ class CrossrefAdapter(SourceAdapter):
             raise UnexpectedStatus(
                 f"crossref: HTTP {response.status}{_error_detail(response)}", response.status
             )
-        envelope = json_body(response, self.name)
-        if not isinstance(envelope, dict) or envelope.get("status") != "ok":
-            raise MalformedResponse(f"crossref: not an 'ok' envelope{_error_detail(response)}")
-        kind, message = envelope.get("message-type"), envelope.get("message")
-        if kind == "work" and isinstance(message, dict):
-            items: list[Any] = [message]
-        elif kind == "work-list" and isinstance(message, dict):
-            found = message.get("items")
-            if not isinstance(found, list):
-                raise MalformedResponse("crossref: work-list without an items list")
-            items = found
-        else:
-            raise MalformedResponse(f"crossref: unexpected message-type {kind!r}")
         retraction_known = _selects(request, "updated-by")
-        return [self._candidate(item, retraction_known) for item in items]
+        works = crossref_works(response.body)
+        if works is None:  # not a well-formed answer: read whole, to say what is wrong
+            return [self._candidate(item, retraction_known) for item in _items(response)]
+        return [self._lazy_candidate(head.DOI, head.title, head.subtitle, raw, retraction_known)
+                for head, raw in works]
 
     def rate_hint(self, response: HttpResponse) -> RateHint | None:
         # Plus responses have been seen spelling the limit "x-rate-limit".
@@ -168,35 +163,50 @@ class CrossrefAdapter(SourceAdapter):
         )
 
     def _candidate(self, item: object, retraction_known: bool) -> Candidate:
-        """One work of an answer: read far enough to refuse it (not an object, no DOI)
-        and to know its title; the rest is :meth:`_record`'s, when asked."""
+        """One work of an answer read whole (see :meth:`_candidates`): refused when it is
+        not an object or has no DOI; its record is built when asked."""
         if not isinstance(item, dict):
             raise MalformedResponse("crossref: a work is not an object")
-        doi = registered_doi(item.get("DOI"))  # Crossref registers it: its case is the DOI's
+        return self._lazy_candidate(item.get("DOI"), item.get("title"), item.get("subtitle"),
+                                    item, retraction_known)
+
+    def _lazy_candidate(self, doi_value: object, title_value: object, subtitle_value: object,
+                        work: dict[str, Any] | Raw, retraction_known: bool) -> Candidate:
+        """One work read far enough to refuse it (no DOI) and to know its title; ``work``
+        is the work itself, decoded or as its JSON bytes (``msgspec.Raw``, decoded by
+        :meth:`_memoised_record` if the record is asked for)."""
+        doi = registered_doi(doi_value)  # Crossref registers it: its case is the DOI's
         if doi is None:
             raise MalformedResponse("crossref: a work without a DOI")
-        title, prefixed = strip_retracted_prefix(_title(item))
+        title, prefixed = strip_retracted_prefix(_title(title_value, subtitle_value))
         return Candidate(title, self._memoised_record,
-                         _Work(item, retraction_known, doi, title, prefixed))
+                         _Work(work, retraction_known, doi, title, prefixed))
 
     def _memoised_record(self, work: _Work) -> WorkRecord:
         """``_record(work)``, from the memo when the same item (its search ``score``
         aside: the record never reads it) was built before.
 
         Takes ``score`` out of the item itself: the item is the answer's own, freshly
-        decoded from the body and read by nothing else (no copy made for the key)."""
-        item = work.item
+        decoded and read by nothing else (no copy made for the key)."""
+        found = work.item
+        if isinstance(found, dict):
+            item, memoisable = found, True
+        else:
+            item, memoisable = work_item(found)
         # The answer's ranking, not the work's: left out of the key.
         item.pop("score", None)
+        if not memoisable:
+            return self._record(work, item)
         key = (work.retraction_known, item_key(item))
         record = self._records.get(key)
         if record is None:
-            record = self._records.put(key, self._record(work))
+            record = self._records.put(key, self._record(work, item))
         return record
 
-    def _record(self, work: _Work) -> WorkRecord:
-        """The record of a work :meth:`_candidate` read (never raises)."""
-        item, doi = work.item, work.doi
+    def _record(self, work: _Work, item: dict[str, Any]) -> WorkRecord:
+        """The record of a work :meth:`_lazy_candidate` read, ``item`` its JSON object
+        (never raises)."""
+        doi = work.doi
         retracted: bool | None
         retracted, notices = _updates(item)
         if item.get("update-to"):
@@ -227,17 +237,35 @@ class CrossrefAdapter(SourceAdapter):
 
 
 class _Work:
-    """What :meth:`CrossrefAdapter._candidate` read of one work, for its record."""
+    """What :meth:`CrossrefAdapter._lazy_candidate` read of one work, for its record;
+    ``item`` is the work's decoded object or its JSON bytes."""
 
     __slots__ = ("item", "retraction_known", "doi", "title", "prefixed")
 
-    def __init__(self, item: dict[str, Any], retraction_known: bool, doi: str, title: str,
+    def __init__(self, item: dict[str, Any] | Raw, retraction_known: bool, doi: str, title: str,
                  prefixed: bool) -> None:
         self.item: Final = item
         self.retraction_known: Final = retraction_known
         self.doi: Final = doi
         self.title: Final = title
         self.prefixed: Final = prefixed
+
+
+def _items(response: HttpResponse) -> list[Any]:
+    """The works of a 200 answer decoded whole; ``MalformedResponse`` saying what is
+    wrong with an answer that is not an ``ok`` work or work list."""
+    envelope = json_body(response, "crossref")
+    if not isinstance(envelope, dict) or envelope.get("status") != "ok":
+        raise MalformedResponse(f"crossref: not an 'ok' envelope{_error_detail(response)}")
+    kind, message = envelope.get("message-type"), envelope.get("message")
+    if kind == "work" and isinstance(message, dict):
+        return [message]
+    if kind == "work-list" and isinstance(message, dict):
+        found = message.get("items")
+        if not isinstance(found, list):
+            raise MalformedResponse("crossref: work-list without an items list")
+        return found
+    raise MalformedResponse(f"crossref: unexpected message-type {kind!r}")
 
 
 def _headers(identity: Identity) -> tuple[tuple[str, str], ...]:
@@ -293,9 +321,9 @@ def _first(value: object) -> object:
     return value
 
 
-def _title(item: dict[str, Any]) -> str:
-    title = clean_text(_first(item.get("title")))
-    subtitle = clean_text(_first(item.get("subtitle")))
+def _title(title_value: object, subtitle_value: object) -> str:
+    title = clean_text(_first(title_value))
+    subtitle = clean_text(_first(subtitle_value))
     # Some publishers already put the subtitle into the title.
     if not subtitle or subtitle.lower() in title.lower():
         return title
