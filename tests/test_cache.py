@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from verifier.errors import ConfigError
+from verifier.http import entry
 from verifier.http.cache import (
     CACHE_FORMAT_VERSION,
     ResponseCache,
@@ -22,6 +23,7 @@ from verifier.http.cache import (
     encode_response,
 )
 from verifier.http.transport import HttpRequest, HttpResponse
+from verifier.value_memos import forget_all
 
 DAY = 86_400.0
 KEY = HttpRequest("/works/10.1000/xyz", (("mailto", "x"),)).cache_key()
@@ -463,3 +465,26 @@ def test_no_headers_and_string_headers_decode() -> None:
         204, b"x", {})
     assert decode_response(_framed(b'{"status":200,"headers":{"a":"1","b":""}}')).headers == {
         "a": "1", "b": ""}
+
+
+def test_entries_with_the_same_header_share_its_decoding_not_its_dict() -> None:
+    header = b'{"status":200,"headers":{"content-type":"application/json","x-n":"1"}}'
+    entry._headers_seen.clear()
+    first = decode_response(_framed(header, b"one"))
+    second = decode_response(_framed(header, b"two"))
+    assert (first.status, first.body, second.body) == (200, b"one", b"two")
+    assert first.headers == second.headers == {"content-type": "application/json", "x-n": "1"}
+    assert list(entry._headers_seen) == [header]  # decoded once, kept by its bytes
+    # Each response holds its own dict: changing one changes no other, nor the memo.
+    first.headers["x-n"] = "changed"  # type: ignore[index]
+    assert decode_response(_framed(header, b"three")).headers["x-n"] == "1"
+    assert second.headers["x-n"] == "1"
+    # A header that does not decode is refused each time, never kept.
+    bad = b'{"status":"200","headers":{}}'
+    for _ in range(2):
+        with pytest.raises(ValueError, match="integer status"):
+            decode_response(_framed(bad))
+    assert bad not in entry._headers_seen
+    # The memo is a value memo: forget_all empties it.
+    forget_all()
+    assert not entry._headers_seen

@@ -22,9 +22,19 @@ from typing import Final
 
 import orjson
 
+from verifier.value_memos import keep, register_memo
+
 from .transport import HttpResponse
 
 _LENGTH_BYTES: Final = 4
+
+HEADER_MEMO_SIZE: Final = 1024
+"""Decoded entry headers kept by their bytes. A service sends the same few headers on
+most answers (in the throughput bench's cache, 1,425 distinct headers over 24,453
+entries, five of them on 85 % of the entries), so a warm run decodes each once."""
+
+_headers_seen: dict[bytes, tuple[int, dict[str, str]]] = {}
+register_memo(_headers_seen.clear)
 
 UNSTORED_HEADERS: Final = frozenset({
     # The connection and the transfer: the body is stored whole and decoded, so these
@@ -66,10 +76,20 @@ def decode_response(value: object) -> HttpResponse:
     end = _LENGTH_BYTES + ((value[0] << 24) | (value[1] << 16) | (value[2] << 8) | value[3])
     if end > len(value):
         raise ValueError("header length runs past the end of the entry")
+    # A copy of the header's bytes (a hundred or so): cheaper than a memoryview and its
+    # slice, two objects more; and the memo's key.
+    header = value[_LENGTH_BYTES:end]
+    seen = _headers_seen.get(header)
+    if seen is None:
+        seen = keep(_headers_seen, header, _decode_header(header), HEADER_MEMO_SIZE)
+    # Each response its own headers: a caller may change them.
+    return HttpResponse(seen[0], value[end:], dict(seen[1]))
+
+
+def _decode_header(text: bytes) -> tuple[int, dict[str, str]]:
+    """The status and headers an entry's header holds; ``ValueError`` for anything else."""
     try:
-        # A copy of the header's bytes (a hundred or so): cheaper than a memoryview and
-        # its slice, two objects more.
-        header = orjson.loads(value[_LENGTH_BYTES:end])
+        header = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"header is not JSON: {exc}") from exc
     # orjson makes plain dicts, ints and strs, never subclasses: exact type tests suffice.
@@ -80,7 +100,7 @@ def decode_response(value: object) -> HttpResponse:
     if type(status) is not int or type(headers) is not dict:
         raise ValueError("header lacks an integer status or a headers object")
     # orjson reads every object key as a str: only the values need a look.
-    for text in headers.values():
-        if type(text) is not str:
+    for text_value in headers.values():
+        if type(text_value) is not str:
             raise ValueError("header names and values must be strings")
-    return HttpResponse(status, value[end:], headers)
+    return status, headers
