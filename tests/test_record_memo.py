@@ -10,6 +10,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_strategies import json_values
 
 from adapters import CrossrefAdapter, OpenAlexAdapter
 from adapters._memo import RecordMemo
@@ -21,20 +22,11 @@ SEARCH = HttpRequest("/works", (("query.bibliographic", "x"), ("rows", "5")))
 SELECTED = HttpRequest("/works", (("query.bibliographic", "x"), ("select", "DOI,title")))
 OPENALEX_SEARCH = HttpRequest("/works", (("filter", 'title.search:"x"'),))
 
-SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3000),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["", " ", "1996", "A <i>t</i> &amp; b", "Ünïcode  x", "RETRACTED: T",
-                     "10.1000/ABC", "journal-article", "book", "Smith, J.", "retraction"]),
-)
-JSON = st.recursive(
-    SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.sampled_from(
-                                ["family", "given", "name", "type", "date-parts", "display_name",
-                                 "author", "raw_author_name", "source", "issn", "volume"]),
-                                inner, max_size=3)),
-    max_leaves=8,
+JSON = json_values(
+    ["", " ", "1996", "A <i>t</i> &amp; b", "Ünïcode  x", "RETRACTED: T", "10.1000/ABC",
+     "journal-article", "book", "Smith, J.", "retraction"],
+    ["family", "given", "name", "type", "date-parts", "display_name", "author",
+     "raw_author_name", "source", "issn", "volume"],
 )
 CROSSREF_FIELDS = ["DOI", "title", "subtitle", "author", "issued", "published",
                    "published-print", "container-title", "type", "ISBN", "ISSN", "volume",

@@ -309,8 +309,8 @@ class JobStore:
 
         async def pending() -> AsyncIterator[CitationInput]:
             for position, item in enumerate(items):
-                if only is not None and (item.item if isinstance(item, InputError)
-                                         else item.id) not in only:
+                # A retry checks the citations it names; an input error is never one.
+                if only is not None and (isinstance(item, InputError) or item.id not in only):
                     continue
                 if isinstance(item, InputError):
                     if item.item not in done:
