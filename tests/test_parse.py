@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verifier.citations.models import Author, Citation, WorkType
@@ -761,6 +761,8 @@ def test_parse_citation_never_raises_on_citation_like_text(text: str) -> None:
     st.integers(1900, 2030),
     st.from_regex(r"[A-Z][a-z]{2,9}( [a-z]{2,9}){1,6}", fullmatch=True),
 )
+@example(names=["Aa, A.", "Url, A."], year=1900, title="Aaa aa")  # a family name like a label
+@example(names=["Doi, B."], year=2001, title="Some title here")
 def test_generated_apa_citations_round_trip(names: list[str], year: int, title: str) -> None:
     block = names[0] if len(names) == 1 else ", ".join(names[:-1]) + ", & " + names[-1]
     c = parse_citation(f"{block} ({year}). {title}. Journal of Tests, 12(3), 45-67.")

@@ -120,7 +120,8 @@ _URL_OR_ID = re.compile(
 _LINK_WORDS = re.compile(
     r"\s*(?:\bRetrieved(?:\s+on)?(?:\s+[\w ,]*?\d{4},?)?\s+from|\bAvailable\s+(?:at|from|online)"
     r"|\[\s*Online\s*\]|\((?:online|accessed[^()]*)\)|\b(?:last\s+)?accessed(?:\s+on)?[\w ,-]*\d{4}"
-    r"|\bURL|\bDOI|\barxiv\s+preprint|\bpreprint)\s*:?\s*(?=$|[.,;()\[\]])",
+    # The bare labels in one case only: "Url" and "Doi" are family names too.
+    r"|\b(?-i:URL|url|DOI|doi)|\barxiv\s+preprint|\bpreprint)\s*:?\s*(?=$|[.,;()\[\]])",
     re.I,
 )
 
