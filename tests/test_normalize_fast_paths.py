@@ -79,6 +79,7 @@ def slow_initials(given: str) -> str:
 @example("a \u2014b")
 @example("Self-report - a test: of it? Yes")
 @example("a:b:  c")
+@example("a'\x00a")  # an invisible character between apostrophe and word
 def test_normalize_title_as_the_regex_form(text: str) -> None:
     assert normalize.normalize_title.__wrapped__(text) == slow_normalize_title(text)
 

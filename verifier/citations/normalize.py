@@ -83,6 +83,7 @@ _NOT_ALNUM_AS_SPACE = _ascii_table({**dict.fromkeys(_ASCII_NOT_ALNUM, ord(" ")),
                                     **dict.fromkeys(_ASCII_INVISIBLE)})
 _NOT_ALNUM_DROPPED = _ascii_table(dict.fromkeys(_ASCII_NOT_ALNUM))
 _DOT_HYPHEN_AS_SPACE = _ascii_table({".": ord(" "), "-": ord(" ")})
+_INVISIBLE_DROPPED = _ascii_table(dict.fromkeys(_ASCII_INVISIBLE))
 
 
 def _plain_ascii(text: str) -> bool:
@@ -95,7 +96,8 @@ def _fold_plain(text: str) -> str:
     """:func:`_fold` of text for which :func:`_plain_ascii` holds."""
     lowered = text.lower()
     if "'" in lowered or "`" in lowered:  # the apostrophes _APOSTROPHE joins, in ASCII
-        return _APOSTROPHE.sub("", lowered)
+        # As _fold does, invisible characters go first: "a'<NUL>a" joins as "a'a" does.
+        return _APOSTROPHE.sub("", lowered.translate(_INVISIBLE_DROPPED))
     return lowered
 
 
