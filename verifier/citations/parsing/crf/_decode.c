@@ -181,54 +181,77 @@ done:
     return result;
 }
 
+/* Adds token ``t``'s known features' weights to its state scores ``score`` (zeroed):
+ * 0, or -1 with an exception set. ``tokens`` is what the caller reads the features from
+ * (decode's feature lists, tag_layout's layout): the one thing the two differ in. */
+typedef int (*ScoreToken)(const void *tokens, Py_ssize_t t, double *score,
+                          const Tables *tables);
+
+/* The best label of each of ``count`` tokens, whose state scores ``score_token`` adds:
+ * a new list (empty for no token), or NULL with an exception set. */
+static PyObject *label_tokens(Py_ssize_t count, const Tables *tables,
+                              ScoreToken score_token, const void *tokens) {
+    if (count == 0)
+        return PyList_New(0);
+    const Py_ssize_t labels = tables->labels;
+    PyObject *result = NULL;
+    double *state = calloc((size_t)(count * labels), sizeof(double));
+    if (!state)
+        return PyErr_NoMemory();
+    for (Py_ssize_t t = 0; t < count; ++t)
+        if (score_token(tokens, t, state + t * labels, tables) < 0)
+            goto done;
+    result = best_path(state, count, tables);
+done:
+    free(state);
+    return result;
+}
+
+/* decode's tokens: one list of feature strings per token, and the strings' ids. */
+typedef struct {
+    PyObject *xseq;
+    PyObject *attribute_ids;
+} FeatureLists;
+
+/* A ScoreToken over FeatureLists: each known feature's weights, in order. */
+static int score_feature_list(const void *tokens, Py_ssize_t t, double *score,
+                              const Tables *tables) {
+    const FeatureLists *lists = tokens;
+    PyObject *item = PyList_GET_ITEM(lists->xseq, t);
+    if (!PyList_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "token %zd's features are not a list", t);
+        return -1;
+    }
+    PyObject *attribute_ids = lists->attribute_ids;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(item); ++k) {
+        PyObject *id = PyDict_GetItemWithError(attribute_ids, PyList_GET_ITEM(item, k));
+        if (id == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            continue;
+        }
+        Py_ssize_t attribute = PyLong_AsSsize_t(id);
+        if (attribute == -1 && PyErr_Occurred())
+            return -1;
+        if (add_weights(score, tables, attribute) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static PyObject *decode(PyObject *self, PyObject *args) {
-    PyObject *xseq, *attribute_ids, *result = NULL;
+    FeatureLists lists;
+    PyObject *result = NULL;
     Py_buffer state_buf = {0}, trans_buf = {0};
     Py_ssize_t labels;
     Tables tables;
-    double *state = NULL;
 
-    if (!PyArg_ParseTuple(args, "O!O!y*y*n", &PyList_Type, &xseq, &PyDict_Type,
-                          &attribute_ids, &state_buf, &trans_buf, &labels))
+    if (!PyArg_ParseTuple(args, "O!O!y*y*n", &PyList_Type, &lists.xseq, &PyDict_Type,
+                          &lists.attribute_ids, &state_buf, &trans_buf, &labels))
         return NULL;
-    const Py_ssize_t count = PyList_GET_SIZE(xseq);
-    if (tables_of(&tables, &state_buf, &trans_buf, labels) < 0)
-        goto done;
-    if (count == 0) {
-        result = PyList_New(0);
-        goto done;
-    }
-    state = calloc((size_t)(count * labels), sizeof(double));
-    if (!state) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    /* State scores: each known feature's weights, in order. */
-    for (Py_ssize_t t = 0; t < count; ++t) {
-        PyObject *item = PyList_GET_ITEM(xseq, t);
-        if (!PyList_Check(item)) {
-            PyErr_Format(PyExc_TypeError, "token %zd's features are not a list", t);
-            goto done;
-        }
-        double *score = state + t * labels;
-        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(item); ++k) {
-            PyObject *id = PyDict_GetItemWithError(attribute_ids, PyList_GET_ITEM(item, k));
-            if (id == NULL) {
-                if (PyErr_Occurred())
-                    goto done;
-                continue;
-            }
-            Py_ssize_t attribute = PyLong_AsSsize_t(id);
-            if (attribute == -1 && PyErr_Occurred())
-                goto done;
-            if (add_weights(score, &tables, attribute) < 0)
-                goto done;
-        }
-    }
-    result = best_path(state, count, &tables);
-
-done:
-    free(state);
+    if (tables_of(&tables, &state_buf, &trans_buf, labels) == 0)
+        result = label_tokens(PyList_GET_SIZE(lists.xseq), &tables, score_feature_list,
+                              &lists);
     PyBuffer_Release(&state_buf);
     PyBuffer_Release(&trans_buf);
     return result;
@@ -447,14 +470,30 @@ static Py_ssize_t token_ids(const Layout *layout, Py_ssize_t t, int *out) {
     return n;
 }
 
+/* tag_layout's tokens: the layout, and a buffer for one token's ids. */
+typedef struct {
+    const Layout *layout;
+    int *ids; /* most_ids(layout) ints */
+} LaidOut;
+
+/* A ScoreToken over LaidOut: the token's ids (token_ids), each one's weights in order. */
+static int score_laid_out(const void *tokens, Py_ssize_t t, double *score,
+                          const Tables *tables) {
+    const LaidOut *laid = tokens;
+    const Py_ssize_t n = token_ids(laid->layout, t, laid->ids);
+    for (Py_ssize_t k = 0; k < n; ++k)
+        if (add_weights(score, tables, laid->ids[k]) < 0)
+            return -1;
+    return 0;
+}
+
 static PyObject *tag_layout(PyObject *self, PyObject *args) {
     PyObject *words, *flags, *chunk_of, *placed, *pairs, *attribute_ids, *result = NULL;
     Py_buffer constants = {0}, state_buf = {0}, trans_buf = {0};
     Py_ssize_t labels;
     Tables tables;
     Layout layout = {0};
-    double *state = NULL;
-    int *ids = NULL;
+    LaidOut laid = {&layout, NULL};
 
     if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!y*y*y*n", &PyList_Type, &words, &PyList_Type,
                           &flags, &PyList_Type, &chunk_of, &PyList_Type, &placed,
@@ -466,29 +505,15 @@ static PyObject *tag_layout(PyObject *self, PyObject *args) {
     if (layout_read(&layout, words, flags, chunk_of, placed, pairs, attribute_ids,
                     &constants) < 0)
         goto done;
-    const Py_ssize_t count = layout.count;
-    if (count == 0) {
-        result = PyList_New(0);
-        goto done;
-    }
-    state = calloc((size_t)(count * labels), sizeof(double));
-    ids = malloc(sizeof(int) * (size_t)most_ids(&layout));
-    if (!state || !ids) {
+    laid.ids = malloc(sizeof(int) * (size_t)most_ids(&layout)); /* never 0 ints */
+    if (!laid.ids) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t t = 0; t < count; ++t) {
-        const Py_ssize_t n = token_ids(&layout, t, ids);
-        double *score = state + t * labels;
-        for (Py_ssize_t k = 0; k < n; ++k)
-            if (add_weights(score, &tables, ids[k]) < 0)
-                goto done;
-    }
-    result = best_path(state, count, &tables);
+    result = label_tokens(layout.count, &tables, score_laid_out, &laid);
 
 done:
-    free(state);
-    free(ids);
+    free(laid.ids);
     layout_free(&layout);
     PyBuffer_Release(&constants);
     PyBuffer_Release(&state_buf);
