@@ -12,10 +12,10 @@ same answers. A work's record is built from :func:`work_item`, which decodes tho
 as ``orjson.loads`` decodes them, when the matching asks for the record.
 
 Only a well-formed answer is read here: for any other :func:`crossref_works` returns None
-and the adapter reads the body whole, as it always has, raising the error it always has. The one
-body both read differently is one holding a number JSON allows and a double cannot (such
-as ``1e400``) in a field no candidate reads: ``orjson`` refuses the whole body, msgspec
-passes over the number. :func:`work_item` then decodes that work with the number as
+and the adapter reads the body whole, as it always has, raising the error it always has.
+The one body both read differently is one holding a number JSON allows and a double
+cannot (such as ``1e400``) in a field no candidate reads: ``orjson`` refuses the whole
+body, msgspec passes over the number. :func:`work_item` then decodes that work with the number as
 infinity and says so, so that no memo keeps the record (its key, the item's ``orjson``
 text, would write infinity as ``null``).
 

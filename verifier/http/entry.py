@@ -86,10 +86,10 @@ def decode_response(value: object) -> HttpResponse:
     return HttpResponse(seen[0], value[end:], dict(seen[1]))
 
 
-def _decode_header(text: bytes) -> tuple[int, dict[str, str]]:
+def _decode_header(raw: bytes) -> tuple[int, dict[str, str]]:
     """The status and headers an entry's header holds; ``ValueError`` for anything else."""
     try:
-        header = orjson.loads(text)
+        header = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"header is not JSON: {exc}") from exc
     # orjson makes plain dicts, ints and strs, never subclasses: exact type tests suffice.
@@ -100,7 +100,7 @@ def _decode_header(text: bytes) -> tuple[int, dict[str, str]]:
     if type(status) is not int or type(headers) is not dict:
         raise ValueError("header lacks an integer status or a headers object")
     # orjson reads every object key as a str: only the values need a look.
-    for text_value in headers.values():
-        if type(text_value) is not str:
+    for text in headers.values():
+        if type(text) is not str:
             raise ValueError("header names and values must be strings")
     return status, headers
