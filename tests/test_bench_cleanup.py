@@ -50,12 +50,17 @@ def test_a_benchmark_stopped_by_sigterm_removes_its_temporary_folder(
     def told() -> str:
         return f"exit code {process.poll()}; its output ends:\n{output.read_text()[-3000:]}"
 
+    def made_folder() -> bool:
+        # A folder, not any entry: the first use of tempfile in a process finds its
+        # temporary directory by creating and deleting a probe file there, just before
+        # the bench's folder is made; a poll that saw only the probe found nothing after.
+        return any(entry.is_dir() for entry in scratch.iterdir())
+
     try:
         deadline = time.monotonic() + 90  # generous: CI machines are shared and noisy
-        while (time.monotonic() < deadline and not any(scratch.iterdir())
-               and process.poll() is None):
+        while time.monotonic() < deadline and not made_folder() and process.poll() is None:
             time.sleep(0.05)
-        assert any(scratch.iterdir()), f"the benchmark made no temporary folder; {told()}"
+        assert made_folder(), f"the benchmark made no temporary folder; {told()}"
         time.sleep(1.0)  # well inside the run: the world is up, citations in flight
         assert process.poll() is None, f"the benchmark ended before it could be stopped; {told()}"
         process.send_signal(signal.SIGTERM)
