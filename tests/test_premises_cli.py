@@ -127,15 +127,17 @@ def test_retry_inconclusive_checks_those_again_and_keeps_every_other_line(
     reviews = write_jsonl(tmp_path / "reviews.jsonl", rows)
     out = tmp_path / "out.jsonl"
     assert main(["premises", str(reviews), "--papers", str(papers), "-o", str(out), "-q"]) == 0
-    fresh = read_lines(out)
+    # Lines are written as comments finish, so they are found by comment id.
+    fresh = {line["comment_id"]: line for line in read_lines(out)}
     # An earlier run whose model could not answer c0 and which could not read c2; the
     # other lines marked so that a re-check would show.
-    earlier = [{**line, "elapsed_s": -1.0} for line in fresh]
-    earlier[0] = {**earlier[0], "status": "inconclusive", "score": None}
-    earlier[2] = {**earlier[2], "status": "input_error", "score": None}
+    failed = {"c0": "inconclusive", "c2": "input_error"}
+    earlier = [{**line, "elapsed_s": -1.0} for line in fresh.values()]
+    earlier = [{**line, "status": failed[line["comment_id"]], "score": None}
+               if line["comment_id"] in failed else line for line in earlier]
     write_jsonl(out, earlier)
-    kept = [line for i, line in enumerate(out.read_bytes().splitlines(keepends=True))
-            if i in (1, 3)]
+    kept = [raw for raw, line in zip(out.read_bytes().splitlines(keepends=True), earlier,
+                                     strict=True) if line["comment_id"] not in failed]
     assert main(["premises", str(reviews), "--papers", str(papers), "-o", str(out),
                  "--retry-inconclusive", "-q"]) == 0
     after = out.read_bytes().splitlines(keepends=True)
@@ -143,7 +145,8 @@ def test_retry_inconclusive_checks_those_again_and_keeps_every_other_line(
     again = {line["comment_id"]: line for line in read_lines(out)[2:]}
     assert sorted(again) == ["c0", "c2"]
     assert all(line["status"] == "scored" and line["elapsed_s"] >= 0 for line in again.values())
-    assert [again[c]["score"] for c in ("c0", "c2")] == [fresh[0]["score"], fresh[2]["score"]]
+    assert [again[c]["score"] for c in ("c0", "c2")] == [fresh["c0"]["score"],
+                                                           fresh["c2"]["score"]]
 
 
 @pytest.mark.parametrize(("options", "said"), [(["--force"], "--force"), ([], "--output")])
