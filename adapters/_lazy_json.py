@@ -15,9 +15,9 @@ Only a well-formed answer is read here: for any other :func:`crossref_works` ret
 and the adapter reads the body whole, as it always has, raising the error it always has.
 The one body both read differently is one holding a number JSON allows and a double
 cannot (such as ``1e400``) in a field no candidate reads: ``orjson`` refuses the whole
-body, msgspec passes over the number. :func:`work_item` then decodes that work with the number as
-infinity and says so, so that no memo keeps the record (its key, the item's ``orjson``
-text, would write infinity as ``null``).
+body, msgspec passes over the number. :func:`work_item` then decodes that work with the
+number as infinity and says so, so that no memo keeps the record (its key, the item's
+``orjson`` text, would write infinity as ``null``).
 
 Not compiled (``native-modules.txt``): the structures subclass msgspec's ``Struct``, an
 interpreted library's class, which mypyc does not compile.
